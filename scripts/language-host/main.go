@@ -1,0 +1,148 @@
+// pulumi-language-nodejs for machines that cannot download the Pulumi CLI.
+//
+// Upstream's language host lives in a Go module that the module proxy does not serve, so the
+// provisioning script builds this one instead, against the same pinned pulumi SDK module. It
+// implements the part of the LanguageRuntime service that `pulumi up/preview/destroy` need for a
+// Node.js program: Run hands the program to @pulumi/pulumi's own `cmd/run` harness (the same
+// entry point upstream uses), so TypeScript loading, config and error reporting behave as usual.
+// Everything else answers Unimplemented, which the engine treats as "not supported".
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/emptypb"
+)
+
+// Set at build time with -ldflags, so the engine sees the pinned version.
+var version = "0.0.0-dev"
+
+// The run harness exits with this code after it has already printed a user-facing error.
+const exitAfterReportedError = 32
+
+type host struct {
+	pulumirpc.UnimplementedLanguageRuntimeServer
+	engineAddress string
+}
+
+func main() {
+	// The engine passes its own address last; earlier arguments are logging flags we do not use.
+	args := os.Args[1:]
+	engineAddress := ""
+	for i := len(args) - 1; i >= 0; i-- {
+		if !strings.HasPrefix(args[i], "-") {
+			engineAddress = args[i]
+			break
+		}
+	}
+	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
+		Init: func(srv *grpc.Server) error {
+			pulumirpc.RegisterLanguageRuntimeServer(srv, &host{engineAddress: engineAddress})
+			return nil
+		},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: could not start the language host: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Printf("%d\n", handle.Port)
+	if err := <-handle.Done; err != nil {
+		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: stopped serving: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
+	return &pulumirpc.PluginInfo{Version: version}, nil
+}
+
+// Plugins of a dynamic-provider program come bundled with the CLI, so there is nothing to pre-install.
+func (h *host) GetRequiredPlugins(context.Context, *pulumirpc.GetRequiredPluginsRequest) (*pulumirpc.GetRequiredPluginsResponse, error) {
+	return &pulumirpc.GetRequiredPluginsResponse{}, nil
+}
+
+func (h *host) GetRequiredPackages(context.Context, *pulumirpc.GetRequiredPackagesRequest) (*pulumirpc.GetRequiredPackagesResponse, error) {
+	return &pulumirpc.GetRequiredPackagesResponse{}, nil
+}
+
+func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
+	programDir, entryPoint := req.GetPwd(), "."
+	rootDir := programDir
+	if info := req.GetInfo(); info != nil {
+		programDir, rootDir = info.GetProgramDirectory(), info.GetRootDirectory()
+		if info.GetEntryPoint() != "" {
+			entryPoint = info.GetEntryPoint()
+		}
+	}
+	runPath, err := findRunHarness(programDir)
+	if err != nil {
+		return &pulumirpc.RunResponse{Error: err.Error()}, nil
+	}
+
+	argv := []string{runPath, "--monitor", req.GetMonitorAddress(), "--pwd", req.GetPwd()}
+	for flag, value := range map[string]string{
+		"engine": h.engineAddress, "organization": req.GetOrganization(), "project": req.GetProject(),
+		"stack": req.GetStack(), "root-directory": rootDir,
+	} {
+		if value != "" {
+			argv = append(argv, "--"+flag, value)
+		}
+	}
+	if req.GetParallel() > 0 {
+		argv = append(argv, "--parallel", strconv.Itoa(int(req.GetParallel())))
+	}
+	if req.GetDryRun() {
+		argv = append(argv, "--dry-run")
+	}
+	argv = append(argv, entryPoint)
+	argv = append(argv, req.GetArgs()...)
+
+	config, err := json.Marshal(req.GetConfig())
+	if err != nil {
+		return nil, err
+	}
+	secretKeys, err := json.Marshal(req.GetConfigSecretKeys())
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, "node", argv...)
+	cmd.Dir = req.GetPwd()
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), "PULUMI_CONFIG="+string(config), "PULUMI_CONFIG_SECRET_KEYS="+string(secretKeys))
+
+	if err := cmd.Run(); err != nil {
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) && exitErr.ExitCode() == exitAfterReportedError {
+			return &pulumirpc.RunResponse{Bail: true}, nil
+		}
+		if errors.As(err, &exitErr) {
+			return &pulumirpc.RunResponse{Error: fmt.Sprintf("Program exited with non-zero exit code: %d", exitErr.ExitCode())}, nil
+		}
+		return &pulumirpc.RunResponse{Error: fmt.Sprintf("could not run node: %v", err)}, nil
+	}
+	return &pulumirpc.RunResponse{}, nil
+}
+
+// findRunHarness resolves @pulumi/pulumi the way Node would from the program directory.
+func findRunHarness(programDir string) (string, error) {
+	for dir := programDir; ; dir = filepath.Dir(dir) {
+		candidate := filepath.Join(dir, "node_modules", "@pulumi", "pulumi", "cmd", "run")
+		if _, err := os.Stat(filepath.Join(candidate, "index.js")); err == nil {
+			return candidate, nil
+		}
+		if parent := filepath.Dir(dir); parent == dir {
+			return "", fmt.Errorf("@pulumi/pulumi is not installed for the program in %s: run npm install there", programDir)
+		}
+	}
+}

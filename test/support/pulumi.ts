@@ -1,0 +1,80 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { inject } from "vitest";
+import { LocalWorkspace, PulumiCommand, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
+
+export const REPO_ROOT = path.resolve(__dirname, "..", "..");
+
+export interface TestStackOptions {
+  /** Inline program; its dynamic providers run from `workDir`, which must resolve this package. */
+  program?: PulumiFn;
+  /** A directory holding Pulumi.yaml, for local programs such as the examples. */
+  workDir?: string;
+  projectName?: string;
+  config?: Record<string, { value: string; secret?: boolean }>;
+  envVars?: Record<string, string>;
+}
+
+export interface TestStack {
+  stack: Stack;
+  stackName: string;
+  /** Pulumi home, backend and other per-test files live here and are removed by `cleanup`. */
+  tempDir: string;
+  envVars: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+export async function pulumiCommand(): Promise<PulumiCommand> {
+  const binDir = inject("pulumiBinDir");
+  return PulumiCommand.get({ root: path.dirname(binDir) });
+}
+
+/**
+ * A stack isolated from every other test: its own Pulumi home, a file:// backend in a temp folder,
+ * a passphrase secrets provider and a unique name. Inline programs run from the repository root so
+ * that the dynamic-provider process can `require("pulumi-proxy/...")` like a user's program does.
+ */
+export async function createTestStack(options: TestStackOptions): Promise<TestStack> {
+  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-test-"));
+  const backendDir = path.join(tempDir, "backend");
+  const pulumiHome = path.join(tempDir, "home");
+  fs.mkdirSync(backendDir);
+  fs.mkdirSync(pulumiHome);
+  const envVars: Record<string, string> = {
+    PULUMI_CONFIG_PASSPHRASE: "test-passphrase",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_BACKEND_URL: `file://${backendDir}`,
+    PULUMI_HOME: pulumiHome,
+    PATH: `${inject("pulumiBinDir")}${path.delimiter}${process.env.PATH ?? ""}`,
+    ...options.envVars,
+  };
+  const stackName = `t${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
+  const projectName = options.projectName ?? "pulumi-proxy-test";
+  const workspaceOptions = { pulumiHome, envVars, pulumiCommand: await pulumiCommand() };
+  const stack = options.program
+    ? await LocalWorkspace.createStack(
+        { stackName, projectName, program: options.program },
+        { ...workspaceOptions, workDir: options.workDir ?? REPO_ROOT, projectSettings: { name: projectName, runtime: "nodejs", backend: { url: envVars.PULUMI_BACKEND_URL } } },
+      )
+    : await LocalWorkspace.createStack({ stackName, workDir: requireDir(options.workDir) }, workspaceOptions);
+  for (const [key, entry] of Object.entries(options.config ?? {})) {
+    await stack.setConfig(key, entry);
+  }
+  return {
+    stack,
+    stackName,
+    tempDir,
+    envVars,
+    async cleanup() {
+      await stack.workspace.removeStack(stackName, { force: true }).catch(() => undefined);
+      fs.rmSync(tempDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function requireDir(dir: string | undefined): string {
+  if (!dir) throw new Error("createTestStack needs either a program or a workDir");
+  return dir;
+}
