@@ -1,0 +1,208 @@
+/**
+ * Proactive pacing against the server's per-key fixed-window rate limit.
+ *
+ * The server tells us, on every answer, how many requests are left in the current window
+ * (`x-ratelimit-remaining`) and in how many whole seconds it resets (`x-ratelimit-reset`). We spend
+ * what is left evenly over what remains of the window, so a long run keeps a steady rate just under
+ * the ceiling instead of bursting into 429s and then stalling. A short burst (`burstMs` worth of the
+ * current rate) goes out at once, so a handful of calls is never slowed down.
+ *
+ * The decision is a pure function of a small state so it can be tested without timers.
+ */
+
+export interface RateObservation {
+  limit: number | undefined;
+  remaining: number;
+  resetSeconds: number;
+  /** Local time the answer arrived, epoch ms. */
+  receivedAt: number;
+}
+
+export interface PacerState {
+  /** Lowest `remaining` seen in the current window: the counter only falls within a window. */
+  remaining: number;
+  /** Local estimate of when the current window ends, epoch ms. */
+  windowEndsAt: number;
+  /** False until an answer describes the current window, and again once it has ended. */
+  known: boolean;
+  /** Requests sent whose answers have not been observed yet. */
+  inFlight: number;
+  /** No request goes out before this (set from a 429's retry-after). */
+  blockedUntil: number;
+  /** Theoretical arrival time of the next request (GCRA). */
+  tat: number;
+  /** The server answers without rate headers (and never sent any): do not wait for them. */
+  blind: boolean;
+}
+
+export type Decision = { kind: "go" } | { kind: "wait"; ms: number } | { kind: "event" };
+
+/** Two estimates of a window's end closer than this describe the same window. */
+export const SAME_WINDOW_SLACK_MS = 2_500;
+
+export function initialState(): PacerState {
+  return { remaining: 0, windowEndsAt: 0, known: false, inFlight: 0, blockedUntil: 0, tat: 0, blind: false };
+}
+
+/** Milliseconds between requests that spends the remaining budget evenly until the window ends. */
+export function spacingMs(state: PacerState, now: number): number {
+  const available = state.remaining - state.inFlight;
+  if (available <= 0) return Infinity;
+  return Math.max(0, state.windowEndsAt - now) / available;
+}
+
+export function decide(state: PacerState, now: number, burstMs: number): Decision {
+  if (now < state.blockedUntil) return { kind: "wait", ms: state.blockedUntil - now };
+  if (state.blind && !state.known) return { kind: "go" };
+  // Without a picture of the window, one probe at a time: its answer tells us the budget.
+  if (!state.known || now >= state.windowEndsAt) return state.inFlight === 0 ? { kind: "go" } : { kind: "event" };
+  const interval = spacingMs(state, now);
+  if (!Number.isFinite(interval)) return { kind: "wait", ms: Math.max(1, state.windowEndsAt - now) };
+  const earliest = state.tat - burstMs;
+  return earliest <= now ? { kind: "go" } : { kind: "wait", ms: earliest - now };
+}
+
+/** Book-keeping for a request that was just sent. */
+export function onDispatch(state: PacerState, now: number): void {
+  const interval = state.known && now < state.windowEndsAt ? spacingMs(state, now) : 0;
+  state.tat = Math.max(state.tat, now) + (Number.isFinite(interval) ? interval : 0);
+  state.inFlight += 1;
+}
+
+/** Book-keeping for an answer that carried rate headers. */
+export function onObservation(state: PacerState, obs: RateObservation): void {
+  state.inFlight = Math.max(0, state.inFlight - 1);
+  state.blind = false;
+  const endsAt = obs.receivedAt + obs.resetSeconds * 1000;
+  const windowOver = obs.receivedAt >= state.windowEndsAt;
+  if (!state.known || windowOver || endsAt > state.windowEndsAt + SAME_WINDOW_SLACK_MS) {
+    state.known = true;
+    state.remaining = obs.remaining;
+    state.windowEndsAt = endsAt;
+    state.tat = Math.min(state.tat, obs.receivedAt);
+    return;
+  }
+  // A late answer from a window we have already left says nothing about the current one.
+  if (endsAt < state.windowEndsAt - SAME_WINDOW_SLACK_MS) return;
+  state.remaining = Math.min(state.remaining, obs.remaining);
+  // Whole-second resets are rounded; the later estimate is the one that never starts a window early.
+  state.windowEndsAt = Math.max(state.windowEndsAt, endsAt);
+}
+
+/** Book-keeping for an attempt that ended without rate headers (reset connection, timeout). */
+export function onLost(state: PacerState): void {
+  state.inFlight = Math.max(0, state.inFlight - 1);
+}
+
+/** An answer without rate headers; if none ever had them, stop probing one request at a time. */
+export function onUnpaced(state: PacerState): void {
+  state.inFlight = Math.max(0, state.inFlight - 1);
+  if (!state.known && state.windowEndsAt === 0) state.blind = true;
+}
+
+/** A 429: nobody sends until `until`, and the next request probes the window again. */
+export function onRateLimited(state: PacerState, until: number): void {
+  state.blockedUntil = Math.max(state.blockedUntil, until);
+  state.known = false;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (reason: unknown) => void;
+  signal: AbortSignal | undefined;
+  onAbort: () => void;
+}
+
+export interface PacerOptions {
+  now?: () => number;
+  /** How much of the current rate may go out at once; default one second's worth. */
+  burstMs?: number;
+}
+
+/** FIFO gate in front of the network: `acquire` resolves when a request may be sent. */
+export class Pacer {
+  readonly state: PacerState = initialState();
+  readonly #now: () => number;
+  readonly #burstMs: number;
+  readonly #queue: Waiter[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #timerAt = 0;
+
+  constructor(options: PacerOptions = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#burstMs = options.burstMs ?? 1_000;
+  }
+
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  acquire(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        signal,
+        onAbort: () => {
+          const i = this.#queue.indexOf(waiter);
+          if (i >= 0) this.#queue.splice(i, 1);
+          reject(signal?.reason);
+          this.#pump();
+        },
+      };
+      signal?.addEventListener("abort", waiter.onAbort, { once: true });
+      this.#queue.push(waiter);
+      this.#pump();
+    });
+  }
+
+  observe(obs: RateObservation): void {
+    onObservation(this.state, obs);
+    this.#pump();
+  }
+
+  lost(): void {
+    onLost(this.state);
+    this.#pump();
+  }
+
+  unpaced(): void {
+    onUnpaced(this.state);
+    this.#pump();
+  }
+
+  rateLimited(waitMs: number): void {
+    onRateLimited(this.state, this.#now() + waitMs);
+    this.#pump();
+  }
+
+  #pump(): void {
+    while (this.#queue.length > 0) {
+      const now = this.#now();
+      const decision = decide(this.state, now, this.#burstMs);
+      if (decision.kind === "event") return this.#clearTimer();
+      if (decision.kind === "wait") return this.#arm(now + decision.ms);
+      const waiter = this.#queue.shift()!;
+      waiter.signal?.removeEventListener("abort", waiter.onAbort);
+      onDispatch(this.state, now);
+      waiter.resolve();
+    }
+    this.#clearTimer();
+  }
+
+  #arm(at: number): void {
+    if (this.#timer && this.#timerAt <= at) return;
+    this.#clearTimer();
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#pump();
+    }, Math.max(1, Math.ceil(at - this.#now())));
+  }
+
+  #clearTimer(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+}

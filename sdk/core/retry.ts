@@ -1,0 +1,64 @@
+/**
+ * When to retry, and how long to wait. Kept free of I/O so the policy can be tested on its own.
+ *
+ * Which methods are retried after an ambiguous failure (5xx, reset connection, timeout), where the
+ * server may already have applied the request:
+ * - GET: always; it changes nothing.
+ * - DELETE: always; the end state is the same. A 404 on a retry after an ambiguous failure means
+ *   our earlier attempt did the deletion, so it counts as success (see transport).
+ * - POST: only with an idempotency key. The client sends one on every POST and keeps it across
+ *   retries, so the server replays the first answer instead of acting twice.
+ * - PATCH: always. Every PATCH body in this API sets fields to values (limits, enabled), so applying
+ *   it twice gives the state of applying it once. The client also sends an idempotency key on PATCH,
+ *   which a server may use for replay; the contract only promises that for POST.
+ * A 429 is retried for every method: the server refused it before doing anything.
+ */
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
+
+export function retriableAfterAmbiguousFailure(method: HttpMethod, hasIdempotencyKey: boolean): boolean {
+  return method !== "POST" || hasIdempotencyKey;
+}
+
+export function isRetriableStatus(status: number): boolean {
+  return status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
+}
+
+export interface BackoffOptions {
+  baseMs: number;
+  maxMs: number;
+  random?: () => number;
+}
+
+/** "Full jitter": uniform in [0, min(max, base·2^retry)), which keeps many retrying clients apart. */
+export function backoffMs(retry: number, options: BackoffOptions): number {
+  const random = options.random ?? Math.random;
+  const ceiling = Math.min(options.maxMs, options.baseMs * 2 ** Math.max(0, retry));
+  return Math.floor(random() * ceiling);
+}
+
+/**
+ * A 429 waits what the server asked, capped, plus up to 10 % jitter (at least 50 ms) so that many
+ * requests held by the same retry-after do not land in the same millisecond.
+ */
+export function rateLimitWaitMs(retryAfterSeconds: number | undefined, capMs: number, random: () => number = Math.random): number {
+  const asked = retryAfterSeconds === undefined ? 1_000 : retryAfterSeconds * 1000;
+  const base = Math.min(capMs, Math.max(0, asked));
+  return Math.floor(base + random() * Math.max(50, base * 0.1));
+}
+
+/** `retry-after` as integer seconds or an HTTP date; undefined when absent or nonsense. */
+export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, (date - now) / 1000);
+}
+
+/** A non-negative integer header, or undefined. */
+export function parseIntHeader(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined;
+  return Number(value);
+}

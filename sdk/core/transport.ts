@@ -1,0 +1,388 @@
+import { randomUUID } from "node:crypto";
+import { request, type Dispatcher } from "undici";
+import type { z } from "zod";
+import {
+  ConnectionError,
+  errorFromResponse,
+  ProxyError,
+  redact,
+  RequestAbortedError,
+  ResponseValidationError,
+  TimeoutError,
+  type ApiError,
+} from "./errors";
+import { Pacer } from "./pacer";
+import { backoffMs, isRetriableStatus, parseIntHeader, parseRetryAfter, rateLimitWaitMs, retriableAfterAmbiguousFailure, type HttpMethod } from "./retry";
+import { Semaphore } from "./semaphore";
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Per attempt, default 30 000. */
+  timeoutMs?: number;
+  /** Default 4. */
+  maxRetries?: number;
+  /** In-flight requests per client, default 8. */
+  maxConcurrency?: number;
+  /** Cap for a 429's retry-after wait, default 60 000. */
+  retryAfterCapMs?: number;
+  /** Proactive pacing from x-ratelimit-* headers, default true. */
+  pacing?: boolean;
+  userAgent?: string;
+  /** Debug hook; events never carry the key, a secret or a body. */
+  logger?: (event: TransportEvent) => void;
+  dispatcher?: Dispatcher;
+  /** First backoff ceiling after a 5xx, reset or timeout, default 500; doubles per retry. */
+  retryBaseDelayMs?: number;
+  /** Largest backoff ceiling, default 8 000. */
+  retryMaxDelayMs?: number;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Per attempt; overrides the client's timeoutMs. */
+  timeoutMs?: number;
+  /** Epoch ms after which the call fails with TimeoutError, retries and queueing included. */
+  deadline?: number;
+  /** Sent on POST and PATCH; generated when absent. Reuse it to retry a call yourself safely. */
+  idempotencyKey?: string;
+  maxRetries?: number;
+}
+
+export interface RateLimitInfo {
+  limit: number | undefined;
+  remaining: number;
+  resetSeconds: number;
+}
+
+interface EventBase {
+  method: HttpMethod;
+  path: string;
+  attempt: number;
+}
+export type TransportEvent =
+  | (EventBase & { type: "request"; idempotencyKey: string | undefined })
+  | (EventBase & { type: "response"; status: number; durationMs: number; requestId: string | undefined; rateLimit: RateLimitInfo | undefined; replayed: boolean })
+  | (EventBase & { type: "network_error"; kind: "connection" | "timeout"; durationMs: number; message: string })
+  | (EventBase & { type: "retry"; reason: string; delayMs: number })
+  | (EventBase & { type: "deleted_on_earlier_attempt" });
+
+export interface TransportStats {
+  /** HTTP attempts sent. */
+  requests: number;
+  /** Attempts that were retries of an earlier one. */
+  retries: number;
+  /** 429 answers received. */
+  rateLimited: number;
+}
+
+export type QueryValue = string | number | boolean | null | undefined;
+
+export interface Call<T> {
+  method: HttpMethod;
+  /** Already encoded, starting with /v1. */
+  path: string;
+  query?: Record<string, QueryValue> | undefined;
+  body?: unknown;
+  /** Omitted for 204 answers. */
+  schema?: z.ZodType<T>;
+}
+
+type Attempt =
+  | { kind: "answer"; status: number; headers: Record<string, string | string[] | undefined>; text: string }
+  | { kind: "network"; error: ConnectionError | TimeoutError; neverSent: boolean };
+
+const VERSION = "0.1.0";
+
+export class Transport {
+  readonly stats: TransportStats = { requests: 0, retries: 0, rateLimited: 0 };
+  readonly baseUrl: string;
+  readonly #apiKey: string;
+  readonly #options: Required<Pick<ClientOptions, "timeoutMs" | "maxRetries" | "retryAfterCapMs" | "pacing" | "userAgent" | "retryBaseDelayMs" | "retryMaxDelayMs">>;
+  readonly #logger: ((event: TransportEvent) => void) | undefined;
+  readonly #dispatcher: Dispatcher | undefined;
+  readonly #semaphore: Semaphore;
+  readonly #pacer = new Pacer();
+
+  constructor(options: ClientOptions) {
+    if (typeof options.apiKey !== "string" || options.apiKey.length === 0) throw new ProxyError("apiKey is required");
+    let url: URL;
+    try {
+      url = new URL(options.baseUrl);
+    } catch {
+      throw new ProxyError(`baseUrl is not a URL: ${JSON.stringify(options.baseUrl)}`);
+    }
+    this.baseUrl = url.origin + url.pathname.replace(/\/+$/, "");
+    this.#apiKey = options.apiKey;
+    this.#options = {
+      timeoutMs: options.timeoutMs ?? 30_000,
+      maxRetries: options.maxRetries ?? 4,
+      retryAfterCapMs: options.retryAfterCapMs ?? 60_000,
+      pacing: options.pacing ?? true,
+      userAgent: options.userAgent ?? `pulumi-proxy-sdk/${VERSION} node/${process.version}`,
+      retryBaseDelayMs: options.retryBaseDelayMs ?? 500,
+      retryMaxDelayMs: options.retryMaxDelayMs ?? 8_000,
+    };
+    this.#logger = options.logger;
+    this.#dispatcher = options.dispatcher;
+    this.#semaphore = new Semaphore(options.maxConcurrency ?? 8);
+  }
+
+  /** The pacer's view of the rate-limit window, for diagnostics. */
+  get rateLimitState(): Readonly<Pacer["state"]> {
+    return this.#pacer.state;
+  }
+
+  async call<T>(call: Call<T>, options: RequestOptions = {}): Promise<T> {
+    const { method, path } = call;
+    const idempotencyKey = method === "POST" || method === "PATCH" ? (options.idempotencyKey ?? randomUUID()) : undefined;
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const maxRetries = options.maxRetries ?? this.#options.maxRetries;
+    const scope = new CallScope(method, path, options);
+    try {
+      let ambiguous = false;
+      for (let attempt = 0; ; attempt++) {
+        const outcome = await this.#attempt(call, body, idempotencyKey, attempt, options.timeoutMs ?? this.#options.timeoutMs, scope);
+        let error: ApiError | ConnectionError | TimeoutError;
+        let delayMs: number;
+        let rateLimited = false;
+        if (outcome.kind === "answer") {
+          const { status, headers, text } = outcome;
+          if (status >= 200 && status < 300) return this.#parse(call, text);
+          if (status === 404 && method === "DELETE" && ambiguous) {
+            this.#emit({ type: "deleted_on_earlier_attempt", method, path, attempt });
+            return undefined as T;
+          }
+          const retryAfter = parseRetryAfter(header(headers, "retry-after"));
+          error = errorFromResponse({
+            method,
+            path,
+            status,
+            text: redact(text, [this.#apiKey]),
+            requestId: header(headers, "x-request-id"),
+            retryAfterSeconds: retryAfter,
+          });
+          if (status === 429) {
+            this.stats.rateLimited += 1;
+            rateLimited = true;
+            delayMs = rateLimitWaitMs(retryAfter, this.#options.retryAfterCapMs);
+          } else if (isRetriableStatus(status) && retriableAfterAmbiguousFailure(method, idempotencyKey !== undefined)) {
+            ambiguous = true;
+            const asked = retryAfter === undefined ? 0 : Math.min(retryAfter * 1000, this.#options.retryAfterCapMs);
+            delayMs = Math.max(asked, this.#backoff(attempt));
+          } else {
+            throw error;
+          }
+        } else {
+          error = outcome.error;
+          if (!outcome.neverSent) {
+            if (!retriableAfterAmbiguousFailure(method, idempotencyKey !== undefined)) throw error;
+            ambiguous = true;
+          }
+          delayMs = this.#backoff(attempt);
+        }
+        if (attempt >= maxRetries) throw error;
+        if (options.deadline !== undefined && Date.now() + delayMs >= options.deadline) throw error;
+        this.#emit({ type: "retry", method, path, attempt, reason: error.message, delayMs });
+        this.stats.retries += 1;
+        if (rateLimited && this.#options.pacing) {
+          // Every request of this key is held, not only this one; the pacer does the waiting.
+          this.#pacer.rateLimited(delayMs);
+        } else {
+          await scope.sleep(delayMs);
+        }
+      }
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  async #attempt(call: Call<unknown>, body: string | undefined, idempotencyKey: string | undefined, attempt: number, timeoutMs: number, scope: CallScope): Promise<Attempt> {
+    const { method, path } = call;
+    const release = await scope.guard(this.#semaphore.acquire(scope.signal));
+    let paced = false;
+    const attemptAbort = new AbortController();
+    const onCallAbort = () => attemptAbort.abort(scope.signal.reason);
+    scope.signal.addEventListener("abort", onCallAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    let started = 0;
+    try {
+      if (this.#options.pacing) await scope.guard(this.#pacer.acquire(scope.signal));
+      paced = this.#options.pacing;
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${this.#apiKey}`,
+        accept: "application/json",
+        "user-agent": this.#options.userAgent,
+      };
+      if (body !== undefined) headers["content-type"] = "application/json";
+      if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey;
+      timer = setTimeout(() => attemptAbort.abort(new TimeoutError(`${method} ${path}: no answer within ${timeoutMs} ms`)), timeoutMs);
+      this.stats.requests += 1;
+      this.#emit({ type: "request", method, path, attempt, idempotencyKey });
+      started = Date.now();
+      const res = await request(this.#url(call), {
+        method,
+        headers,
+        body,
+        signal: attemptAbort.signal,
+        ...(this.#dispatcher ? { dispatcher: this.#dispatcher } : {}),
+      });
+      const text = await res.body.text();
+      const rateLimit = this.#rateLimitInfo(res.headers);
+      if (paced) {
+        if (rateLimit) this.#pacer.observe({ ...rateLimit, receivedAt: Date.now() });
+        else this.#pacer.unpaced();
+        paced = false;
+      }
+      this.#emit({
+        type: "response",
+        method,
+        path,
+        attempt,
+        status: res.statusCode,
+        durationMs: Date.now() - started,
+        requestId: header(res.headers, "x-request-id"),
+        rateLimit,
+        replayed: header(res.headers, "idempotent-replayed") === "true",
+      });
+      return { kind: "answer", status: res.statusCode, headers: res.headers, text };
+    } catch (cause) {
+      if (scope.signal.aborted) throw scope.signal.reason;
+      if (cause instanceof ProxyError) throw cause;
+      const timedOut = attemptAbort.signal.aborted;
+      const neverSent = !timedOut && isConnectRefused(cause);
+      const error = timedOut
+        ? (attemptAbort.signal.reason as TimeoutError)
+        : new ConnectionError(`${method} ${path}: connection failed (${describe(cause)})`, { cause });
+      this.#emit({ type: "network_error", method, path, attempt, kind: timedOut ? "timeout" : "connection", durationMs: Date.now() - started, message: error.message });
+      return { kind: "network", error, neverSent };
+    } finally {
+      if (paced) this.#pacer.lost();
+      clearTimeout(timer);
+      scope.signal.removeEventListener("abort", onCallAbort);
+      release();
+    }
+  }
+
+  #parse<T>(call: Call<T>, text: string): T {
+    if (!call.schema) return undefined as T;
+    const where = `${call.method} ${call.path}`;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new ResponseValidationError(`${where}: the answer is not JSON`, []);
+    }
+    const parsed = call.schema.safeParse(json);
+    if (parsed.success) return parsed.data;
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join(".") || "(body)", message: redact(i.message, [this.#apiKey]) }));
+    const summary = issues.slice(0, 3).map((i) => `${i.path}: ${i.message}`).join("; ");
+    throw new ResponseValidationError(`${where}: the answer does not match the schema (${summary})`, issues);
+  }
+
+  #url(call: Call<unknown>): string {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined && value !== null) params.append(name, String(value));
+    }
+    const qs = params.toString();
+    return `${this.baseUrl}${call.path}${qs ? `?${qs}` : ""}`;
+  }
+
+  #rateLimitInfo(headers: Record<string, string | string[] | undefined>): RateLimitInfo | undefined {
+    const remaining = parseIntHeader(header(headers, "x-ratelimit-remaining"));
+    const resetSeconds = parseIntHeader(header(headers, "x-ratelimit-reset"));
+    if (remaining === undefined || resetSeconds === undefined) return undefined;
+    return { limit: parseIntHeader(header(headers, "x-ratelimit-limit")), remaining, resetSeconds };
+  }
+
+  #backoff(attempt: number): number {
+    return backoffMs(attempt, { baseMs: this.#options.retryBaseDelayMs, maxMs: this.#options.retryMaxDelayMs });
+  }
+
+  #emit(event: TransportEvent): void {
+    if (!this.#logger) return;
+    try {
+      this.#logger(event);
+    } catch {
+      // A broken debug hook must not break the call.
+    }
+  }
+}
+
+/** The caller's signal and deadline folded into one signal whose reason is the error to throw. */
+class CallScope {
+  readonly #controller = new AbortController();
+  readonly #cleanup: (() => void)[] = [];
+
+  constructor(method: string, path: string, options: RequestOptions) {
+    const user = options.signal;
+    if (user) {
+      const onAbort = () => this.#controller.abort(new RequestAbortedError(`${method} ${path}: aborted by the caller`, { cause: user.reason }));
+      if (user.aborted) onAbort();
+      else {
+        user.addEventListener("abort", onAbort, { once: true });
+        this.#cleanup.push(() => user.removeEventListener("abort", onAbort));
+      }
+    }
+    if (options.deadline !== undefined && !this.#controller.signal.aborted) {
+      const fire = () => this.#controller.abort(new TimeoutError(`${method} ${path}: deadline passed`));
+      const ms = options.deadline - Date.now();
+      if (ms <= 0) fire();
+      else {
+        const timer = setTimeout(fire, ms);
+        this.#cleanup.push(() => clearTimeout(timer));
+      }
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** Awaits `p`, but a fired scope turns any rejection into the scope's own error. */
+  async guard<T>(p: Promise<T>): Promise<T> {
+    try {
+      return await p;
+    } catch (err) {
+      if (this.signal.aborted) throw this.signal.reason;
+      throw err;
+    }
+  }
+
+  sleep(ms: number): Promise<void> {
+    const signal = this.signal;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  dispose(): void {
+    for (const fn of this.#cleanup) fn();
+  }
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function isConnectRefused(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "ECONNREFUSED";
+}
+
+function describe(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  return typeof code === "string" ? `${code}: ${message}` : message;
+}
