@@ -11,8 +11,14 @@ import { Usage } from "./resources/usage";
  * budget: share a client across the code that uses a key, so pacing sees every request.
  */
 export class ProxyClient {
-  /** Non-enumerable and left out of inspect/JSON, so logging a client never leaks it. */
-  declare readonly apiKey: string;
+  /**
+   * Lives in a private field behind a prototype getter: never an own property, so no enumeration,
+   * JSON or inspect (even with showHidden) of a client can print it.
+   */
+  readonly #apiKey: string;
+  get apiKey(): string {
+    return this.#apiKey;
+  }
   readonly baseUrl: string;
   readonly proxyUsers: ProxyUsers;
   readonly ips: Ips;
@@ -24,7 +30,7 @@ export class ProxyClient {
 
   constructor(options: ClientOptions) {
     const transport = new Transport(options);
-    Object.defineProperty(this, "apiKey", { value: options.apiKey, enumerable: false, writable: false, configurable: false });
+    this.#apiKey = options.apiKey;
     this.baseUrl = transport.baseUrl;
     this.proxyUsers = new ProxyUsers(transport);
     this.ips = new Ips(transport);
