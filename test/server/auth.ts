@@ -1,0 +1,68 @@
+import type { Scope } from "../../sdk/schemas/keys";
+import { SecretPattern } from "../../sdk/schemas/common";
+import { ApiError } from "./errors";
+import { livePrevious } from "./render";
+import type { KeyRecord, Store } from "./store";
+import { sha256Hex } from "./tokens";
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+/**
+ * Bearer → sha256, memoised so the hot path hashes a client's secret once, not on every request.
+ * Only secrets clients presented recently are held, never persisted, and the whole memo is dropped
+ * whenever any secret is retired, so it never outlives the secret it was made for by much.
+ */
+export class SecretHasher {
+  private readonly memo = new Map<string, string>();
+
+  constructor(private readonly capacity = 10_000) {}
+
+  hash(secret: string): string {
+    let hash = this.memo.get(secret);
+    if (hash === undefined) {
+      if (this.memo.size >= this.capacity) this.memo.clear();
+      hash = sha256Hex(secret);
+      this.memo.set(secret, hash);
+    }
+    return hash;
+  }
+
+  forgetAll(): void {
+    this.memo.clear();
+  }
+}
+
+/** Resolves the Authorization header to a key, or throws the contract's 401. Never echoes the secret. */
+export function authenticate(header: string | undefined, store: Store, hasher: SecretHasher, now: number): KeyRecord {
+  if (header === undefined || header === "") {
+    throw new ApiError(401, "unauthenticated", "The request has no Authorization header; send Authorization: Bearer <API key secret>.");
+  }
+  const secret = BEARER.exec(header)?.[1];
+  if (secret === undefined || !SecretPattern.test(secret)) {
+    throw new ApiError(401, "unauthenticated", "The Authorization header must be Bearer followed by an API key secret shaped like live_<token>.");
+  }
+  const hash = hasher.hash(secret);
+  const keyId = store.keyIdForSecretHash(hash);
+  const key = keyId === undefined ? undefined : store.keys.get(keyId);
+  const valid =
+    key !== undefined &&
+    (key.expiresAt === null || now < key.expiresAt) &&
+    (key.current.hash === hash || livePrevious(key, now)?.hash === hash);
+  if (!valid) throw new ApiError(401, "invalid_api_key", "The API key is unknown, revoked or expired.");
+  return key;
+}
+
+export function hasScopes(key: KeyRecord, required: readonly Scope[]): boolean {
+  for (const scope of required) if (!key.scopes.includes(scope)) return false;
+  return true;
+}
+
+/** 403 listing every scope the operation needs, so the caller can mint a key that works in one go. */
+export function requireScopes(key: KeyRecord, required: readonly Scope[]): void {
+  if (hasScopes(key, required)) return;
+  const missing = required.filter((scope) => !key.scopes.includes(scope));
+  throw new ApiError(403, "insufficient_scope", `This API key lacks the scope ${missing.join(", ")} that this request needs.`, {
+    required_scopes: [...required],
+    missing_scopes: missing,
+  });
+}

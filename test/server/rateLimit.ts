@@ -1,0 +1,54 @@
+import { MINUTE_MS } from "./clock";
+
+export interface RateState {
+  limited: boolean;
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the window ends, at least 1. */
+  resetSeconds: number;
+}
+
+/**
+ * Fixed 60-second windows aligned to the clock's minutes, one budget per API key (not per secret,
+ * so rotating cannot double a key's budget).
+ */
+export class RateLimiter {
+  private readonly windows = new Map<string, { window: number; used: number }>();
+
+  constructor(private perMinute: number) {
+    RateLimiter.check(perMinute);
+  }
+
+  setLimit(perMinute: number): void {
+    RateLimiter.check(perMinute);
+    this.perMinute = perMinute;
+  }
+
+  take(keyId: string, now: number): RateState {
+    const window = Math.floor(now / MINUTE_MS);
+    let entry = this.windows.get(keyId);
+    if (entry === undefined) {
+      entry = { window, used: 0 };
+      this.windows.set(keyId, entry);
+    } else if (entry.window !== window) {
+      entry.window = window;
+      entry.used = 0;
+    }
+    const limited = entry.used >= this.perMinute;
+    if (!limited) entry.used++;
+    return {
+      limited,
+      limit: this.perMinute,
+      remaining: Math.max(0, this.perMinute - entry.used),
+      resetSeconds: Math.max(1, Math.ceil(((window + 1) * MINUTE_MS - now) / 1000)),
+    };
+  }
+
+  forget(keyId: string): void {
+    this.windows.delete(keyId);
+  }
+
+  private static check(perMinute: number): void {
+    if (!Number.isInteger(perMinute) || perMinute < 1) throw new RangeError(`rate limit must be a positive integer, got ${perMinute}`);
+  }
+}

@@ -1,0 +1,124 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { SecretPattern } from "../../sdk/schemas/common";
+import { SCOPES } from "../../sdk/schemas/keys";
+import { ReferenceApp, type Stats } from "./app";
+import { systemClock, type Clock } from "./clock";
+import { createControl, type ServerControl } from "./control";
+import { FaultInjector, type FaultOptions, type InjectedFault } from "./faults";
+import { createKey } from "./handlers/keys";
+import { loadStore, saveStore, type Store } from "./store";
+import { newSecret, secretHint, sha256Hex } from "./tokens";
+
+export interface ReferenceServerOptions {
+  /** Default "127.0.0.1". */
+  host?: string;
+  /** Default 0: an ephemeral port. */
+  port?: number;
+  /** Secret of the root key (all seven scopes), `live_<at least 32 base62>`; generated when absent. */
+  rootKey?: string;
+  /** Default 600, per API key and fixed 60-second window. */
+  rateLimitPerMinute?: number;
+  /** Starting balance in cents, default 10 000; a state file that already holds a balance wins. */
+  balanceCents?: number;
+  /** Default: the system clock. */
+  clock?: Clock;
+  /** Random faults; default none. */
+  faults?: FaultOptions;
+  /** JSON file the state survives restarts in. Holds secret hashes only, never a secret. */
+  stateFile?: string;
+  /** One line per request: request id, method, path, outcome, duration, key id. Never a secret. */
+  log?: (line: string) => void;
+}
+
+export interface ReferenceServer {
+  readonly url: string;
+  readonly rootKey: string;
+  readonly clock: Clock;
+  /** The next `count` (default 1) matching requests fail. Phase "after": the state changes, then the reply is lost. */
+  injectFault(fault: InjectedFault): void;
+  setFaults(faults: FaultOptions): void;
+  setRateLimit(perMinute: number): void;
+  stats(): Stats;
+  resetStats(): void;
+  /** Out-of-band controls for tests and the demo; not HTTP endpoints. */
+  control: ServerControl;
+  close(): Promise<void>;
+}
+
+/** The root key keeps its id across restarts but gets the secret this start was given (or a fresh one). */
+function installRootKey(store: Store, secret: string, now: number): void {
+  const hash = sha256Hex(secret);
+  const root = [...store.keys.values()].find((key) => key.root);
+  const holder = store.keyIdForSecretHash(hash);
+  if (holder !== undefined && holder !== root?.id) throw new Error("rootKey is already the secret of another key in the state file");
+  if (!root) {
+    createKey(store, now, { name: "root", scopes: [...SCOPES], expiresAt: null, root: true, secret });
+    return;
+  }
+  root.scopes = [...SCOPES];
+  root.expiresAt = null;
+  store.setKeySecrets(root, { hash, hint: secretHint(secret) }, null);
+}
+
+export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
+  const clock = options.clock ?? systemClock;
+  const rootKey = options.rootKey ?? newSecret();
+  if (!SecretPattern.test(rootKey)) throw new TypeError("rootKey must look like live_<at least 32 base62 characters>");
+  const balanceCents = options.balanceCents ?? 10_000;
+  if (!Number.isSafeInteger(balanceCents)) throw new RangeError("balanceCents must be an integer");
+
+  const { stateFile, log } = options;
+  const store = loadStore(stateFile, balanceCents);
+  installRootKey(store, rootKey, clock.now());
+
+  let saveTimer: NodeJS.Timeout | undefined;
+  const saveNow = (): void => {
+    if (saveTimer) clearTimeout(saveTimer);
+    saveTimer = undefined;
+    if (stateFile === undefined) return;
+    try {
+      saveStore(stateFile, store);
+    } catch (error) {
+      (log ?? console.error)(`could not save the state file: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  // Batched: a burst of writes costs one file write, not one per request.
+  const onCommit = (): void => {
+    if (stateFile !== undefined && saveTimer === undefined) saveTimer = setTimeout(saveNow, 25).unref();
+  };
+  saveNow();
+
+  const faults = new FaultInjector(options.faults);
+  const app = new ReferenceApp({ store, clock, rateLimitPerMinute: options.rateLimitPerMinute ?? 600, faults, log, onCommit });
+  const server: Server = createServer({ keepAliveTimeout: 10_000 }, (req, res) => void app.handle(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url: `http://${host}:${address.port}`,
+    rootKey,
+    clock,
+    injectFault: (fault) => faults.inject(fault),
+    setFaults: (next) => faults.setOptions(next),
+    setRateLimit: (perMinute) => app.limiter.setLimit(perMinute),
+    stats: () => structuredClone(app.stats),
+    resetStats: () => {
+      app.stats = ReferenceApp.emptyStats();
+    },
+    control: createControl(store, clock, onCommit),
+    close: () =>
+      (closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }).then(saveNow)),
+  };
+}
