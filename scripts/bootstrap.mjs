@@ -34,3 +34,6 @@ if (!installed) {
   execFileSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: repoRoot, stdio: ["ignore", "inherit", "inherit"] });
   fs.writeFileSync(stampFile, lockHash);
 }
+
+const { ensureSelfLink } = await import("./self-link.mjs");
+ensureSelfLink();

@@ -8,7 +8,7 @@ import { LocalWorkspace, PulumiCommand, type PulumiFn, type Stack } from "@pulum
 export const REPO_ROOT = path.resolve(__dirname, "..", "..");
 
 export interface TestStackOptions {
-  /** Inline program; its dynamic providers run from `workDir`, which must resolve this package. */
+  /** Inline program; its dynamic providers run from a private folder inside the repository, so they resolve this package. */
   program?: PulumiFn;
   /** A directory holding Pulumi.yaml, for local programs such as the examples. */
   workDir?: string;
@@ -33,8 +33,9 @@ export async function pulumiCommand(): Promise<PulumiCommand> {
 
 /**
  * A stack isolated from every other test: its own Pulumi home, a file:// backend in a temp folder,
- * a passphrase secrets provider and a unique name. Inline programs run from the repository root so
- * that the dynamic-provider process can `require("pulumi-proxy/...")` like a user's program does.
+ * a passphrase secrets provider and a unique name. Inline programs get a work folder under
+ * `.pulumi-proxy/stacks/` in the repository: the Automation API writes Pulumi.yaml there, and the
+ * dynamic-provider process, which runs in it, resolves `pulumi-proxy` from the repository's node_modules.
  */
 export async function createTestStack(options: TestStackOptions): Promise<TestStack> {
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-test-"));
@@ -53,10 +54,12 @@ export async function createTestStack(options: TestStackOptions): Promise<TestSt
   const stackName = `t${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
   const projectName = options.projectName ?? "pulumi-proxy-test";
   const workspaceOptions = { pulumiHome, envVars, pulumiCommand: await pulumiCommand() };
+  const inlineWorkDir = path.join(REPO_ROOT, ".pulumi-proxy", "stacks", stackName);
+  if (options.program) fs.mkdirSync(inlineWorkDir, { recursive: true });
   const stack = options.program
     ? await LocalWorkspace.createStack(
         { stackName, projectName, program: options.program },
-        { ...workspaceOptions, workDir: options.workDir ?? REPO_ROOT, projectSettings: { name: projectName, runtime: "nodejs", backend: { url: envVars.PULUMI_BACKEND_URL } } },
+        { ...workspaceOptions, workDir: inlineWorkDir, projectSettings: { name: projectName, runtime: "nodejs", backend: { url: envVars.PULUMI_BACKEND_URL } } },
       )
     : await LocalWorkspace.createStack({ stackName, workDir: requireDir(options.workDir) }, workspaceOptions);
   for (const [key, entry] of Object.entries(options.config ?? {})) {
@@ -70,6 +73,7 @@ export async function createTestStack(options: TestStackOptions): Promise<TestSt
     async cleanup() {
       await stack.workspace.removeStack(stackName, { force: true }).catch(() => undefined);
       fs.rmSync(tempDir, { recursive: true, force: true });
+      fs.rmSync(inlineWorkDir, { recursive: true, force: true });
     },
   };
 }
