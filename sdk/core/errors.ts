@@ -16,7 +16,8 @@ export interface ApiErrorInit {
   details: Record<string, unknown> | undefined;
   method: string;
   path: string;
-  headers?: Record<string, string>;
+  /** The server's sentence when `message` was composed from details; defaults to `message`. */
+  serverMessage?: string;
 }
 
 /** The server answered with an error body (or at least an error status). */
@@ -38,7 +39,7 @@ export class ApiError extends ProxyError {
     this.details = init.details;
     this.method = init.method;
     this.path = init.path;
-    this.serverMessage = init.message;
+    this.serverMessage = init.serverMessage ?? init.message;
   }
 
   toJSON(): Record<string, unknown> {
@@ -61,15 +62,10 @@ export interface ValidationIssue {
 export class BadRequestError extends ApiError {
   /** `details.issues` of a 400, empty when the server gave none. */
   get issues(): ValidationIssue[] {
-    const raw = this.details?.["issues"];
-    if (!Array.isArray(raw)) return [];
-    return raw.flatMap((issue: unknown) => {
-      if (typeof issue !== "object" || issue === null) return [];
-      const { path, message } = issue as Record<string, unknown>;
-      return typeof path === "string" && typeof message === "string" ? [{ path, message }] : [];
-    });
+    return readIssues(this.details);
   }
 }
+
 export class AuthenticationError extends ApiError {}
 export class PaymentRequiredError extends ApiError {}
 export class PermissionDeniedError extends ApiError {
@@ -157,10 +153,29 @@ export function errorFromResponse(res: ErrorResponse): ApiError {
   } catch {
     // Not JSON: keep the status-derived code.
   }
-  const init: ApiErrorInit = { status: res.status, code, message, requestId, details, method: res.method, path: res.path };
+  // A 400 reads best as the field and what is wrong with it, as the server listed them.
+  const issues = res.status === 400 ? readIssues(details) : [];
+  const shown = issues.length > 0 ? describeIssues(issues) : message;
+  const init: ApiErrorInit = { status: res.status, code, message: shown, requestId, details, method: res.method, path: res.path, serverMessage: message };
   if (res.status === 429) return new RateLimitError({ ...init, retryAfterSeconds: res.retryAfterSeconds });
   const Cls = classFor(res.status);
   return new Cls(init);
+}
+
+function readIssues(details: Record<string, unknown> | undefined): ValidationIssue[] {
+  const raw = details?.["issues"];
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((issue: unknown) => {
+    if (typeof issue !== "object" || issue === null) return [];
+    const { path, message } = issue as Record<string, unknown>;
+    return typeof path === "string" && typeof message === "string" ? [{ path, message }] : [];
+  });
+}
+
+function describeIssues(issues: ValidationIssue[]): string {
+  const shown = issues.slice(0, 3).map((i) => `${i.path}: ${i.message}`);
+  if (issues.length > 3) shown.push(`and ${issues.length - 3} more`);
+  return shown.join("; ");
 }
 
 /** Replaces every occurrence of a secret in a string; used on anything the server echoes back. */

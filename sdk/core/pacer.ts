@@ -4,8 +4,9 @@
  * The server tells us, on every answer, how many requests are left in the current window
  * (`x-ratelimit-remaining`) and in how many whole seconds it resets (`x-ratelimit-reset`). We spend
  * what is left evenly over what remains of the window, so a long run keeps a steady rate just under
- * the ceiling instead of bursting into 429s and then stalling. A short burst (`burstMs` worth of the
- * current rate) goes out at once, so a handful of calls is never slowed down.
+ * the ceiling instead of bursting into 429s and then stalling. A burst of a tenth of the window's
+ * limit goes out at once, so the few dozen calls of a typical deployment are never slowed down;
+ * only sustained demand gets spread.
  *
  * The decision is a pure function of a small state so it can be tested without timers.
  */
@@ -19,6 +20,8 @@ export interface RateObservation {
 }
 
 export interface PacerState {
+  /** Requests per window, from `x-ratelimit-limit` (or the largest remaining seen). */
+  limit: number;
   /** Lowest `remaining` seen in the current window: the counter only falls within a window. */
   remaining: number;
   /** Local estimate of when the current window ends, epoch ms. */
@@ -41,7 +44,7 @@ export type Decision = { kind: "go" } | { kind: "wait"; ms: number } | { kind: "
 export const SAME_WINDOW_SLACK_MS = 2_500;
 
 export function initialState(): PacerState {
-  return { remaining: 0, windowEndsAt: 0, known: false, inFlight: 0, blockedUntil: 0, tat: 0, blind: false };
+  return { limit: 0, remaining: 0, windowEndsAt: 0, known: false, inFlight: 0, blockedUntil: 0, tat: 0, blind: false };
 }
 
 /** Milliseconds between requests that spends the remaining budget evenly until the window ends. */
@@ -51,14 +54,20 @@ export function spacingMs(state: PacerState, now: number): number {
   return Math.max(0, state.windowEndsAt - now) / available;
 }
 
-export function decide(state: PacerState, now: number, burstMs: number): Decision {
+/** How many requests may go out back to back before spacing applies. */
+export function burstSize(state: PacerState, burstFraction: number): number {
+  return Math.max(1, Math.floor(state.limit * burstFraction));
+}
+
+export function decide(state: PacerState, now: number, burstFraction: number): Decision {
   if (now < state.blockedUntil) return { kind: "wait", ms: state.blockedUntil - now };
   if (state.blind && !state.known) return { kind: "go" };
   // Without a picture of the window, one probe at a time: its answer tells us the budget.
   if (!state.known || now >= state.windowEndsAt) return state.inFlight === 0 ? { kind: "go" } : { kind: "event" };
   const interval = spacingMs(state, now);
   if (!Number.isFinite(interval)) return { kind: "wait", ms: Math.max(1, state.windowEndsAt - now) };
-  const earliest = state.tat - burstMs;
+  // GCRA: the schedule may run ahead of the clock by up to `burst` slots.
+  const earliest = state.tat - burstSize(state, burstFraction) * interval;
   return earliest <= now ? { kind: "go" } : { kind: "wait", ms: earliest - now };
 }
 
@@ -73,6 +82,7 @@ export function onDispatch(state: PacerState, now: number): void {
 export function onObservation(state: PacerState, obs: RateObservation): void {
   state.inFlight = Math.max(0, state.inFlight - 1);
   state.blind = false;
+  state.limit = obs.limit ?? Math.max(state.limit, obs.remaining + 1);
   const endsAt = obs.receivedAt + obs.resetSeconds * 1000;
   const windowOver = obs.receivedAt >= state.windowEndsAt;
   if (!state.known || windowOver || endsAt > state.windowEndsAt + SAME_WINDOW_SLACK_MS) {
@@ -115,22 +125,22 @@ interface Waiter {
 
 export interface PacerOptions {
   now?: () => number;
-  /** How much of the current rate may go out at once; default one second's worth. */
-  burstMs?: number;
+  /** Share of the window's limit that may go out back to back; default 0.1. */
+  burstFraction?: number;
 }
 
 /** FIFO gate in front of the network: `acquire` resolves when a request may be sent. */
 export class Pacer {
   readonly state: PacerState = initialState();
   readonly #now: () => number;
-  readonly #burstMs: number;
+  readonly #burstFraction: number;
   readonly #queue: Waiter[] = [];
   #timer: NodeJS.Timeout | undefined;
   #timerAt = 0;
 
   constructor(options: PacerOptions = {}) {
     this.#now = options.now ?? Date.now;
-    this.#burstMs = options.burstMs ?? 1_000;
+    this.#burstFraction = options.burstFraction ?? 0.1;
   }
 
   get queued(): number {
@@ -180,7 +190,7 @@ export class Pacer {
   #pump(): void {
     while (this.#queue.length > 0) {
       const now = this.#now();
-      const decision = decide(this.state, now, this.#burstMs);
+      const decision = decide(this.state, now, this.#burstFraction);
       if (decision.kind === "event") return this.#clearTimer();
       if (decision.kind === "wait") return this.#arm(now + decision.ms);
       const waiter = this.#queue.shift()!;
