@@ -4,7 +4,7 @@ import { ApiKeyId, CreateApiKeyBody, GRACE_HOURS_DEFAULT, GraceHours, SCOPES, Sc
 import type { Scope } from "../sdk/schemas";
 import { apiClient } from "./config";
 import { CheckFailures, diffResult, explain, isUnknown, PartialFailure, same, unlessGone } from "./shared";
-import stubs = require("./stubs/apiKey");
+import stubs from "./stubs/apiKey";
 
 export interface ApiKeyArgs {
   /** 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked). */

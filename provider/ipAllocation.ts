@@ -3,7 +3,7 @@ import { ConflictError, type IpAllocation as WireAllocation } from "../sdk";
 import { CityName, CountryCode, IpPathSegment, IpProduct, ReplaceIpBody } from "../sdk/schemas";
 import { apiClient } from "./config";
 import { CheckFailures, diffResult, explain, isUnknown, PartialFailure, unlessGone } from "./shared";
-import stubs = require("./stubs/ipAllocation");
+import stubs from "./stubs/ipAllocation";
 
 export interface IpAllocationArgs {
   /** "isp" or "dedicated". Changing it replaces the allocation. */

@@ -3,7 +3,7 @@ import type { ProxyUser as WireProxyUser } from "../sdk";
 import { Gigabytes, LimitsInput, ProxyUserId, ProxyUserName } from "../sdk/schemas";
 import { apiClient } from "./config";
 import { CheckFailures, diffResult, explain, isUnknown, PartialFailure, same, unlessGone } from "./shared";
-import stubs = require("./stubs/proxyUser");
+import stubs from "./stubs/proxyUser";
 
 export interface TrafficLimits {
   /** Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling. */

@@ -1,0 +1,82 @@
+import type { EngineEvent, Stack, StepEventMetadata } from "@pulumi/pulumi/automation";
+
+export interface PropertyDrift {
+  /** Dotted path, e.g. `limits.monthlyGb`. */
+  path: string;
+  recorded: unknown;
+  actual: unknown;
+}
+
+export interface ResourceDrift {
+  urn: string;
+  name: string;
+  type: string;
+  /** `changed`: the object differs from state; `deleted`: it no longer exists. */
+  kind: "changed" | "deleted";
+  properties: PropertyDrift[];
+  /** What the next `pulumi up` would do about it, when the preview says (update, replace, create…). */
+  plannedOp?: string;
+}
+
+export interface DriftReport {
+  stack: string;
+  drifted: ResourceDrift[];
+}
+
+const IGNORED_TYPES = /^pulumi:(providers:|pulumi:Stack$)/;
+
+function resourceName(urn: string): string {
+  return urn.split("::").pop() ?? urn;
+}
+
+/** Secrets arrive from the engine already masked as {ciphertext: "[secret]"}; keep them masked. */
+function comparable(value: unknown): unknown {
+  if (value && typeof value === "object" && "ciphertext" in (value as Record<string, unknown>)) return "[secret]";
+  return value;
+}
+
+function propertyDiffs(recorded: Record<string, unknown>, actual: Record<string, unknown>, prefix = ""): PropertyDrift[] {
+  const keys = [...new Set([...Object.keys(recorded), ...Object.keys(actual)])].filter((key) => key !== "__provider").sort();
+  return keys.flatMap((key) => {
+    const path = prefix ? `${prefix}.${key}` : key;
+    const before = comparable(recorded[key]);
+    const after = comparable(actual[key]);
+    const bothObjects = [before, after].every((v) => v !== null && typeof v === "object" && !Array.isArray(v));
+    if (bothObjects) return propertyDiffs(before as Record<string, unknown>, after as Record<string, unknown>, path);
+    return JSON.stringify(before) === JSON.stringify(after) ? [] : [{ path, recorded: before, actual: after }];
+  });
+}
+
+function driftOf(step: StepEventMetadata): ResourceDrift | undefined {
+  if (IGNORED_TYPES.test(step.type) || !step.old) return undefined;
+  const base = { urn: step.urn, name: resourceName(step.urn), type: step.type };
+  if (!step.new) return { ...base, kind: "deleted", properties: [] };
+  const properties = propertyDiffs(step.old.outputs ?? {}, step.new.outputs ?? {});
+  return properties.length > 0 ? { ...base, kind: "changed", properties } : undefined;
+}
+
+/**
+ * Runs `pulumi preview --refresh` and reports what changed outside Pulumi: the refresh step of each
+ * resource compares the recorded state with what the API returns now. Dynamic providers give the
+ * engine no per-property diff, so the properties are compared here, with secrets kept masked.
+ */
+export async function detectDrift(stack: Stack): Promise<DriftReport> {
+  const drifted = new Map<string, ResourceDrift>();
+  const plannedOps = new Map<string, string>();
+  const onEvent = (event: EngineEvent) => {
+    const step = event.resOutputsEvent?.metadata ?? event.resourcePreEvent?.metadata;
+    if (!step) return;
+    if (step.op === "refresh") {
+      const drift = event.resOutputsEvent ? driftOf(step) : undefined;
+      if (drift) drifted.set(step.urn, drift);
+    } else if (step.op !== "same" && !IGNORED_TYPES.test(step.type)) {
+      plannedOps.set(step.urn, step.op);
+    }
+  };
+  await stack.preview({ refresh: true, onEvent });
+  const report = [...drifted.values()].map((drift) => {
+    const plannedOp = plannedOps.get(drift.urn);
+    return plannedOp ? { ...drift, plannedOp } : drift;
+  });
+  return { stack: stack.name, drifted: report.sort((a, b) => a.urn.localeCompare(b.urn)) };
+}
