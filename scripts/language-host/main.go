@@ -120,6 +120,7 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	cmd.Dir = req.GetPwd()
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.Env = append(os.Environ(), "PULUMI_CONFIG="+string(config), "PULUMI_CONFIG_SECRET_KEYS="+string(secretKeys))
+	cmd.Env = append(cmd.Env, typeScriptEnv(req.GetInfo().GetOptions().AsMap())...)
 
 	if err := cmd.Run(); err != nil {
 		var exitErr *exec.ExitError
@@ -145,4 +146,18 @@ func findRunHarness(programDir string) (string, error) {
 			return "", fmt.Errorf("@pulumi/pulumi is not installed for the program in %s: run npm install there", programDir)
 		}
 	}
+}
+
+// typeScriptEnv mirrors upstream's runtime options: the run harness loads ts-node only when told to,
+// and upstream tells it to unless Pulumi.yaml sets `typescript: false`. A `tsconfig` option names
+// the config file ts-node uses instead of the program directory's tsconfig.json.
+func typeScriptEnv(options map[string]interface{}) []string {
+	env := []string{}
+	if enabled, ok := options["typescript"].(bool); !ok || enabled {
+		env = append(env, "PULUMI_NODEJS_TYPESCRIPT=true")
+	}
+	if tsconfig, ok := options["tsconfig"].(string); ok && tsconfig != "" {
+		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+tsconfig)
+	}
+	return env
 }
