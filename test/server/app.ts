@@ -107,12 +107,13 @@ export class ReferenceApp {
 
   private async process(req: IncomingMessage, exchange: Exchange, match: RouteMatch | null): Promise<Reply> {
     const { store, clock } = this.options;
-    let caller;
+    let authenticated;
     try {
-      caller = authenticate(req.headers.authorization, store, this.hasher, clock.now());
+      authenticated = authenticate(req.headers.authorization, store, this.hasher, clock.now());
     } catch (error) {
       return this.errorReply(exchange, error);
     }
+    const { key: caller, secret: callerSecret } = authenticated;
     exchange.keyId = caller.id;
     const rate = this.limiter.take(caller.id, clock.now());
     exchange.rateHeaders = {
@@ -139,7 +140,7 @@ export class ReferenceApp {
         const issue = idempotencyKeyIssue(idempotencyKey);
         if (issue) throw invalidRequest([issue]);
         idempotency = { key: idempotencyKey, fingerprint: requestFingerprint(exchange.method, exchange.path, json) };
-        const first = this.ledger.find(caller.id, idempotency.key, idempotency.fingerprint, clock.now());
+        const first = this.ledger.find(caller.id, callerSecret, idempotency.key, idempotency.fingerprint, clock.now());
         if (first) {
           return { status: first.status, body: first.body, headers: { ...exchange.rateHeaders, "idempotent-replayed": "true" } };
         }
@@ -162,7 +163,7 @@ export class ReferenceApp {
     });
     const status = route.endpoint.status;
     const text = status === 204 ? undefined : JSON.stringify(result);
-    if (idempotency) this.ledger.remember(caller.id, idempotency.key, { fingerprint: idempotency.fingerprint, status, body: text, createdAt: now });
+    if (idempotency) this.ledger.remember(caller.id, callerSecret, idempotency.key, idempotency.fingerprint, { status, body: text }, now);
     if (route.changesState) this.options.onCommit();
     return { status, body: text, headers: exchange.rateHeaders };
   }

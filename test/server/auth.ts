@@ -32,8 +32,14 @@ export class SecretHasher {
   }
 }
 
+export interface Authenticated {
+  key: KeyRecord;
+  /** Kept only for the request's lifetime: idempotent replays are sealed with a key derived from it. */
+  secret: string;
+}
+
 /** Resolves the Authorization header to a key, or throws the contract's 401. Never echoes the secret. */
-export function authenticate(header: string | undefined, store: Store, hasher: SecretHasher, now: number): KeyRecord {
+export function authenticate(header: string | undefined, store: Store, hasher: SecretHasher, now: number): Authenticated {
   if (header === undefined || header === "") {
     throw new ApiError(401, "unauthenticated", "The request has no Authorization header; send Authorization: Bearer <API key secret>.");
   }
@@ -49,7 +55,7 @@ export function authenticate(header: string | undefined, store: Store, hasher: S
     (key.expiresAt === null || now < key.expiresAt) &&
     (key.current.hash === hash || livePrevious(key, now)?.hash === hash);
   if (!valid) throw new ApiError(401, "invalid_api_key", "The API key is unknown, revoked or expired.");
-  return key;
+  return { key, secret };
 }
 
 export function hasScopes(key: KeyRecord, required: readonly Scope[]): boolean {

@@ -66,7 +66,8 @@ export interface TrafficBucket {
 export interface IdempotencyRecord {
   fingerprint: string;
   status: number;
-  body: string | undefined;
+  /** The first answer's body, sealed with a key derived from the caller's secret (create answers carry secrets). */
+  sealedBody: string | null;
   createdAt: number;
 }
 

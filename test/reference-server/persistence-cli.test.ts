@@ -1,0 +1,93 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseCli } from "../server/cli";
+import { Api, expectError, startApi } from "./harness";
+
+let api: Api | undefined;
+let directory: string | undefined;
+afterEach(async () => {
+  await api?.server.close();
+  api = undefined;
+  if (directory) rmSync(directory, { recursive: true, force: true });
+});
+
+describe("state file", () => {
+  it("keeps the account across restarts, holding no secret in the file", async () => {
+    directory = mkdtempSync(join(tmpdir(), "reference-server-"));
+    const stateFile = join(directory, "state.json");
+    api = await startApi({ stateFile, balanceCents: 5000 });
+    const firstRoot = api.server.rootKey;
+    const user = await api.createUser("persisted", { limits: { daily_gb: 1 } });
+    const key = await api.post("/v1/keys", { name: "ci", scopes: ["proxy-users:read"] });
+    const allocation = await api.post("/v1/ips", { product: "isp", country: "us" }, { headers: { "idempotency-key": "alloc" } });
+    api.server.control.recordTraffic(user.id, 1234, 5);
+    await api.server.close();
+
+    const onDisk = readFileSync(stateFile, "utf8");
+    for (const secret of [firstRoot, key.json.secret, user.password]) expect(onDisk).not.toContain(secret);
+
+    api = await startApi({ stateFile, balanceCents: 1 });
+    expect(api.server.rootKey).not.toBe(firstRoot);
+    expectError(await api.get("/v1/proxy-users", { key: firstRoot }), 401, "invalid_api_key");
+    expect((await api.get(`/v1/proxy-users/${user.id}`)).json).toEqual(
+      Object.fromEntries(Object.entries(user).filter(([field]) => field !== "password")),
+    );
+    expect((await api.get("/v1/proxy-users", { key: key.json.secret })).status).toBe(200);
+    expect((await api.get("/v1/billing/balance")).json.balance_cents).toBe(4700);
+    const keys = (await api.get("/v1/keys")).json.keys;
+    expect(keys.filter((k: { name: string }) => k.name === "root")).toHaveLength(1);
+    const today = new Date().toISOString().slice(0, 10);
+    expect((await api.get(`/v1/usage?from=${today}&to=${today}`)).json.totals).toEqual({ bytes: 1234, requests: 5 });
+    expect((await api.createUser("after-restart")).id).not.toBe(user.id);
+    const replay = await api.post("/v1/ips", { product: "isp", country: "us" }, { key: firstRoot, headers: { "idempotency-key": "alloc" } });
+    expectError(replay, 401, "invalid_api_key");
+    expect((await api.get(`/v1/ips/${allocation.json.id}`)).json.ip).toBe(allocation.json.ip);
+  });
+
+  it("keeps a given root key stable across restarts", async () => {
+    directory = mkdtempSync(join(tmpdir(), "reference-server-"));
+    const stateFile = join(directory, "state.json");
+    const rootKey = `live_${"R".repeat(40)}`;
+    api = await startApi({ stateFile, rootKey });
+    const replayable = await api.post("/v1/proxy-users", { name: "x" }, { headers: { "idempotency-key": "x" } });
+    await api.server.close();
+    api = await startApi({ stateFile, rootKey });
+    const replayed = await api.post("/v1/proxy-users", { name: "x" }, { headers: { "idempotency-key": "x" } });
+    expect(replayed.headers["idempotent-replayed"]).toBe("true");
+    expect(replayed.json).toEqual(replayable.json);
+  });
+
+  it("refuses a malformed root key", async () => {
+    await expect(startApi({ rootKey: "live_tooshort" })).rejects.toThrow(/rootKey/);
+  });
+});
+
+describe("command line", () => {
+  it("maps flags to options", () => {
+    const options = parseCli([
+      "--port", "9000", "--host", "0.0.0.0", "--root-key", "live_x", "--rate-limit", "50", "--balance", "123",
+      "--state-file", "s.json", "--fault-rate", "0.05", "--drop-rate", "0.01", "--after-commit-rate", "0.02",
+      "--latency-ms", "20", "--latency-rate", "0.5", "--fault-seed", "7",
+    ]);
+    expect(options).toEqual({
+      host: "0.0.0.0",
+      port: 9000,
+      rootKey: "live_x",
+      rateLimitPerMinute: 50,
+      balanceCents: 123,
+      stateFile: "s.json",
+      faults: { errorRate: 0.05, dropRate: 0.01, afterCommitRate: 0.02, latencyMs: 20, latencyRate: 0.5, seed: 7 },
+    });
+    expect(parseCli([])).toEqual({ host: "127.0.0.1", port: 8787, faults: {} });
+    expect(parseCli(["--help"])).toBe("help");
+  });
+
+  it("rejects bad values and unknown flags", () => {
+    expect(() => parseCli(["--fault-rate", "2"])).toThrow(/fault-rate/);
+    expect(() => parseCli(["--port", "http"])).toThrow(/port/);
+    expect(() => parseCli(["--rate-limit", "0"])).toThrow(/rate-limit/);
+    expect(() => parseCli(["--colour"])).toThrow();
+  });
+});
