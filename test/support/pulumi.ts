@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -81,4 +82,22 @@ export async function createTestStack(options: TestStackOptions): Promise<TestSt
 function requireDir(dir: string | undefined): string {
   if (!dir) throw new Error("createTestStack needs either a program or a workDir");
   return dir;
+}
+
+/**
+ * What `pulumi stack export` prints, run as a user would (the Automation API's exportStack passes
+ * --show-secrets), plus every state file of the stack's backend, for leak checks.
+ */
+export async function exportedStateAsUserSeesIt(harness: TestStack): Promise<string> {
+  const exported = execFileSync(path.join(inject("pulumiBinDir"), "pulumi"), ["stack", "export", "--stack", harness.stackName], {
+    cwd: harness.stack.workspace.workDir,
+    env: { ...process.env, ...harness.envVars },
+    encoding: "utf8",
+  });
+  const backendDir = harness.envVars.PULUMI_BACKEND_URL?.replace(/^file:\/\//, "") ?? "";
+  const stateFiles = fs
+    .readdirSync(backendDir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => fs.readFileSync(path.join(entry.parentPath, entry.name), "utf8"));
+  return [exported, ...stateFiles].join("\n");
 }
