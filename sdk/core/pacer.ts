@@ -95,8 +95,9 @@ export function onObservation(state: PacerState, obs: RateObservation): void {
   // A late answer from a window we have already left says nothing about the current one.
   if (endsAt < state.windowEndsAt - SAME_WINDOW_SLACK_MS) return;
   state.remaining = Math.min(state.remaining, obs.remaining);
-  // Whole-second resets are rounded; the later estimate is the one that never starts a window early.
-  state.windowEndsAt = Math.max(state.windowEndsAt, endsAt);
+  // The reset is rounded up to whole seconds, so every estimate is a bound from above; the lowest
+  // one is the closest, and pacing against a late end would push the last requests into the next window.
+  state.windowEndsAt = Math.min(state.windowEndsAt, endsAt);
 }
 
 /** Book-keeping for an attempt that ended without rate headers (reset connection, timeout). */

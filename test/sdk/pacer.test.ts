@@ -63,14 +63,14 @@ describe("pacer decisions", () => {
     expect(s.windowEndsAt).toBe(70_000);
   });
 
-  it("keeps the lowest remaining and the latest end within one window", () => {
+  it("keeps the lowest remaining and the earliest end within one window", () => {
     const s = initialState();
     onDispatch(s, 0);
     onDispatch(s, 0);
     onObservation(s, obs(10, 30, 0));
-    onObservation(s, obs(12, 31, 200));
+    onObservation(s, obs(12, 30, 200));
     expect(s.remaining).toBe(10);
-    expect(s.windowEndsAt).toBe(31_200);
+    expect(s.windowEndsAt).toBe(30_000);
     expect(s.inFlight).toBe(0);
   });
 

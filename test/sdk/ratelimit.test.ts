@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock, startReferenceServer, type Clock } from "../server";
+import { ProxyClient, type TransportEvent } from "../../sdk";
+
+/** The server's minute windows, shifted so the current one ends `msLeft` from now: a storm then lasts seconds, not a minute. */
+function clockEndingWindowIn(msLeft: number): Clock {
+  const offset = 60_000 - (Date.now() % 60_000) - msLeft;
+  return { now: () => Date.now() + offset };
+}
+
+describe("a storm of 429s", () => {
+  it("without pacing: every over-limit call waits its retry-after once, then succeeds in the next window", async () => {
+    const limit = 40;
+    const calls = 70;
+    const server = await startReferenceServer({ rateLimitPerMinute: limit, clock: clockEndingWindowIn(2_500) });
+    try {
+      const events: TransportEvent[] = [];
+      const client = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey, pacing: false, logger: (e) => events.push(e) });
+      const results = await Promise.all(Array.from({ length: calls }, () => client.billing.balance()));
+      expect(results).toHaveLength(calls);
+      // Had any retry gone out before its retry-after, it would have met a second 429.
+      expect(client.stats.rateLimited).toBe(calls - limit);
+      expect(server.stats().rateLimited).toBe(calls - limit);
+      const waits = events.flatMap((e) => (e.type === "retry" ? [e.delayMs] : []));
+      expect(waits).toHaveLength(calls - limit);
+      for (const ms of waits) expect(ms).toBeGreaterThanOrEqual(1_000);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("with pacing: more calls than the window allows meet no 429 at all", async () => {
+    // 44 calls, 40 left in a window that ends in 2.5 s: the pacer must stop at 40 and wait for the
+    // next window, where the last 4 fit in its burst allowance (a tenth of the limit).
+    const limit = 40;
+    const calls = 44;
+    const server = await startReferenceServer({ rateLimitPerMinute: limit, clock: clockEndingWindowIn(2_500) });
+    try {
+      const client = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
+      const results = await Promise.all(Array.from({ length: calls }, () => client.billing.balance()));
+      expect(results).toHaveLength(calls);
+      expect(client.stats.rateLimited).toBe(0);
+      expect(server.stats().rateLimited).toBe(0);
+      expect(server.stats().requests).toBe(calls);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("with pacing, a 429 caused by someone else holds every call of the client until retry-after", async () => {
+    const server = await startReferenceServer({ rateLimitPerMinute: 30, clock: clockEndingWindowIn(2_000) });
+    try {
+      // Another process spends the key's budget behind our client's back.
+      const other = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey, pacing: false, maxRetries: 0 });
+      await Promise.all(Array.from({ length: 30 }, () => other.billing.balance()));
+      const events: TransportEvent[] = [];
+      const client = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey, logger: (e) => events.push(e) });
+      // Four calls: the probe, then three that fit in the next window's burst allowance.
+      await Promise.all(Array.from({ length: 4 }, () => client.billing.balance()));
+      // Only the probe meets the 429; everything else waits behind it.
+      expect(client.stats.rateLimited).toBe(1);
+      const limited = events.findIndex((e) => e.type === "response" && e.status === 429);
+      const firstSentAfter = events.findIndex((e, i) => i > limited && e.type === "request");
+      expect(events.slice(0, limited).filter((e) => e.type === "request")).toHaveLength(1);
+      expect(firstSentAfter).toBeGreaterThan(limited);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("caps a long retry-after at retryAfterCapMs", async () => {
+    const clock = new ManualClock(Date.parse("2030-01-01T00:00:10Z")); // 50 s left in the window, and frozen
+    const server = await startReferenceServer({ rateLimitPerMinute: 1, clock });
+    try {
+      const events: TransportEvent[] = [];
+      const client = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey, pacing: false, retryAfterCapMs: 100, maxRetries: 10, logger: (e) => events.push(e) });
+      await client.billing.balance();
+      const second = client.billing.balance();
+      // Let it bounce off the frozen window a few times, then open the next one.
+      await new Promise((r) => setTimeout(r, 350));
+      clock.advance(60_000);
+      await second;
+      const retries = events.flatMap((e) => (e.type === "retry" ? [e.delayMs] : []));
+      expect(retries.length).toBeGreaterThanOrEqual(2);
+      for (const ms of retries) {
+        expect(ms).toBeGreaterThanOrEqual(100);
+        expect(ms).toBeLessThan(100 + 60);
+      }
+      expect(client.stats.rateLimited).toBe(retries.length);
+    } finally {
+      await server.close();
+    }
+  });
+});
