@@ -1,0 +1,208 @@
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { z } from "zod";
+import * as schemas from "../sdk/schemas";
+import { ENDPOINTS, type Endpoint } from "../sdk/schemas/endpoints";
+
+/**
+ * openapi.json is generated, never written by hand: from ENDPOINTS and the zod wire schemas, the
+ * same table the reference server routes and validates with. A test fails when the committed file
+ * and a fresh build differ.
+ */
+
+type Json = Record<string, unknown>;
+
+/** Exported schema → its exported name, so components get the names the SDK code uses. */
+const SCHEMA_NAMES = new Map<z.ZodType, string>();
+for (const [name, value] of Object.entries(schemas as Record<string, unknown>)) {
+  // The first export wins, so an alias (ChargeListQuery = ListQuery) does not rename the original.
+  if (value instanceof z.ZodType && !SCHEMA_NAMES.has(value)) SCHEMA_NAMES.set(value, name);
+}
+
+/** Answers may gain fields over time; clients must accept them, so the document does not forbid them. */
+function allowExtraFields(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(allowExtraFields);
+  if (node === null || typeof node !== "object") return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "additionalProperties" && value === false) continue;
+    out[key] = allowExtraFields(value);
+  }
+  return out;
+}
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
+  return io === "output" ? (allowExtraFields(rest) as Json) : rest;
+}
+
+/** Keyed by the path up to its parameter, so nested paths (`…/{id}/rotate`) find theirs. */
+const PATH_PARAMETERS: Record<string, { schema: z.ZodType; description: string }> = {
+  "/v1/proxy-users/{id}": { schema: schemas.ProxyUserId, description: "Proxy user id (pu_…)." },
+  "/v1/keys/{id}": { schema: schemas.ApiKeyId, description: "API key id (key_…)." },
+  "/v1/ips/{ip}": { schema: schemas.IpPathSegment, description: "The current IPv4 address, or the stable allocation id (alloc_…). Malformed: 400." },
+};
+
+/** Errors specific to an operation, beyond the ones every operation can answer. */
+const SPECIFIC_ERRORS: Partial<Record<string, Record<string, string>>> = {
+  createProxyUser: { "409": "`conflict`: the name is taken; or `idempotency_key_reused`." },
+  allocateIp: { "402": "`insufficient_funds`: the balance does not cover one term.", "409": "`no_capacity`: no free address in that place; or `idempotency_key_reused`." },
+  replaceIp: {
+    "402": "`insufficient_funds`: the charge is larger than the balance. Nothing changes.",
+    "409": "`no_capacity`, or `charge_exceeds_limit` (with `details.charge_cents`; nothing changes), or `idempotency_key_reused`.",
+  },
+  createApiKey: { "403": "`insufficient_scope`, or `scope_escalation`: the new key would hold a scope the caller lacks." },
+};
+
+const ERROR_DESCRIPTIONS: Record<string, string> = {
+  "400": "`invalid_request`: `details.issues` lists `{path, message}` per problem; an unknown field is named.",
+  "401": "`unauthenticated` (no or malformed authorization header) or `invalid_api_key` (unknown, revoked or expired).",
+  "402": "`insufficient_funds`.",
+  "403": "`insufficient_scope`: `details.required_scopes` lists what the request needs.",
+  "404": "`not_found`.",
+  "409": "`idempotency_key_reused`: the idempotency key was used with a different request.",
+  "413": "`payload_too_large`: the body is over 64 KiB.",
+  "415": "`unsupported_media_type`: a body that is not application/json.",
+  "429": "`rate_limited`: wait `retry-after` seconds.",
+  "500": "`internal_error`.",
+  "503": "`service_unavailable`.",
+};
+
+const RATE_HEADERS = {
+  "x-ratelimit-limit": { $ref: "#/components/headers/RateLimitLimit" },
+  "x-ratelimit-remaining": { $ref: "#/components/headers/RateLimitRemaining" },
+  "x-ratelimit-reset": { $ref: "#/components/headers/RateLimitReset" },
+  "x-request-id": { $ref: "#/components/headers/RequestId" },
+};
+
+function schemaRef(schema: z.ZodType, io: "input" | "output", components: Json): Json {
+  const name = SCHEMA_NAMES.get(schema);
+  if (name === undefined) return jsonSchema(schema, io);
+  components[name] ??= jsonSchema(schema, io);
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+function buildOperation(endpoint: Endpoint, components: Json): Json {
+  const parameters: Json[] = [];
+  const owner = Object.keys(PATH_PARAMETERS).find((prefix) => endpoint.path.startsWith(prefix));
+  const pathParameter = owner === undefined ? undefined : PATH_PARAMETERS[owner];
+  for (const [, name] of endpoint.path.matchAll(/\{(\w+)\}/g)) {
+    if (!pathParameter) throw new Error(`no schema for the path parameter of ${endpoint.path}`);
+    parameters.push({ name, in: "path", required: true, description: pathParameter.description, schema: jsonSchema(pathParameter.schema, "input") });
+  }
+  if (endpoint.query) {
+    const query = jsonSchema(endpoint.query, "input") as { properties?: Record<string, Json>; required?: string[] };
+    for (const [name, schema] of Object.entries(query.properties ?? {})) {
+      parameters.push({ name, in: "query", required: query.required?.includes(name) ?? false, schema });
+    }
+  }
+  if (endpoint.method === "POST") parameters.push({ $ref: "#/components/parameters/IdempotencyKey" });
+
+  const statuses = new Set(["401", "403", "429", "500", "503"]);
+  // Unknown pu_/key_ ids are plain 404s; only the {ip} segment has a shape worth a 400.
+  if (endpoint.query || endpoint.body || endpoint.method === "POST" || owner === "/v1/ips/{ip}") statuses.add("400");
+  if (pathParameter) statuses.add("404");
+  if (endpoint.method === "POST") statuses.add("409");
+  if (endpoint.method === "POST" || endpoint.method === "PATCH") ["413", "415"].forEach((status) => statuses.add(status));
+  const specific = SPECIFIC_ERRORS[endpoint.operationId] ?? {};
+  Object.keys(specific).forEach((status) => statuses.add(status));
+
+  const success: Json = { description: endpoint.summary, headers: { ...RATE_HEADERS } };
+  if (endpoint.method === "POST") (success.headers as Json)["idempotent-replayed"] = { $ref: "#/components/headers/IdempotentReplayed" };
+  if (endpoint.response) success.content = { "application/json": { schema: schemaRef(endpoint.response, "output", components) } };
+  const responses: Json = { [String(endpoint.status)]: success };
+  for (const status of [...statuses].sort()) {
+    const description = specific[status];
+    responses[status] = description ? { ...errorResponse(status), description } : { $ref: `#/components/responses/Error${status}` };
+  }
+
+  const always = endpoint.scopes.length > 0 ? endpoint.scopes.join(", ") : "none always";
+  const operation: Json = {
+    operationId: endpoint.operationId,
+    summary: endpoint.summary,
+    description: `Scopes: ${always}${endpoint.scopeNote ? ` (${endpoint.scopeNote})` : ""}.`,
+    "x-required-scopes": [...endpoint.scopes],
+    parameters,
+  };
+  if (endpoint.body) {
+    const body = endpoint.body as z.ZodType;
+    operation.requestBody = {
+      required: !body.safeParse({}).success,
+      content: { "application/json": { schema: schemaRef(body, "input", components) } },
+    };
+  }
+  operation.responses = responses;
+  return operation;
+}
+
+function errorResponse(status: string): Json {
+  const headers: Json = status === "401" ? { "x-request-id": RATE_HEADERS["x-request-id"] } : { ...RATE_HEADERS };
+  if (status === "429") headers["retry-after"] = { $ref: "#/components/headers/RetryAfter" };
+  return {
+    description: ERROR_DESCRIPTIONS[status] ?? "Error.",
+    headers,
+    content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } },
+  };
+}
+
+const integerHeader = (description: string, minimum: number): Json => ({ description, schema: { type: "integer", minimum } });
+
+export function buildOpenApiDocument(): Json {
+  const componentSchemas: Json = { ErrorBody: jsonSchema(schemas.ErrorBody, "output") };
+  const paths: Record<string, Json> = {};
+  for (const endpoint of ENDPOINTS as readonly Endpoint[]) {
+    (paths[endpoint.path] ??= {})[endpoint.method.toLowerCase()] = buildOperation(endpoint, componentSchemas);
+  }
+  const responses: Json = {};
+  for (const status of Object.keys(ERROR_DESCRIPTIONS)) responses[`Error${status}`] = errorResponse(status);
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Proxy service management API",
+      version: "v1",
+      description: [
+        "Management interface of the proxy service: proxy users, traffic limits, IP allocation and replacement, API keys, usage and billing.",
+        "Every request sends `authorization: Bearer <secret>`; secrets look like `live_<32+ base62>`.",
+        "Rate limit: per API key (all its secrets share one budget), fixed 60-second windows, 600 requests per window by default.",
+        "Lists take `limit` (1-200, default 50) and an opaque `cursor`, and answer `next_cursor` (null at the end); walks are stable under concurrent creates.",
+        "Any POST may carry `idempotency-key` (1-255 characters, per API key, 24 hours): the same body replays the first successful answer with `idempotent-replayed: true`; a different body is a 409.",
+        "Errors: `{\"error\": {code, message, request_id, details?}}`; every answer carries `x-request-id`.",
+      ].join("\n\n"),
+    },
+    servers: [{ url: "{base_url}", variables: { base_url: { default: "http://127.0.0.1:8787" } } }],
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key secret, `live_<token>`." } },
+      schemas: componentSchemas,
+      parameters: {
+        IdempotencyKey: {
+          name: "idempotency-key",
+          in: "header",
+          required: false,
+          description: "Makes a POST safe to retry: per API key, kept 24 hours.",
+          schema: { type: "string", minLength: 1, maxLength: 255 },
+        },
+      },
+      headers: {
+        RequestId: { description: "Identifies the request; equals `error.request_id`.", schema: { type: "string" } },
+        RateLimitLimit: integerHeader("Requests allowed per 60-second window for this API key.", 1),
+        RateLimitRemaining: integerHeader("Requests left in the current window.", 0),
+        RateLimitReset: integerHeader("Whole seconds until the window resets.", 1),
+        RetryAfter: integerHeader("Whole seconds to wait before retrying.", 1),
+        IdempotentReplayed: { description: "`true` when the answer replays the first one for this idempotency key.", schema: { type: "string", enum: ["true"] } },
+      },
+      responses,
+    },
+  };
+}
+
+export function renderOpenApiJson(): string {
+  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+}
+
+if (require.main === module) {
+  const target = resolve(__dirname, "..", "..", "openapi.json");
+  writeFileSync(target, renderOpenApiJson());
+  process.stdout.write(`wrote ${target}\n`);
+}
