@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handlers } from "../../provider/runtime";
+import { ApiKey, IpAllocation, ProxyUser } from "../../provider";
+import { providerFixture, type ProviderFixture } from "../support/fixture";
+
+async function failuresOf(kind: keyof typeof handlers, news: Record<string, unknown>) {
+  const result = await handlers[kind].check!({}, news);
+  return result.failures ?? [];
+}
+
+describe("check rejects bad input with a reason per property", () => {
+  it.each([
+    ["an uppercase name", { name: "Scraper" }, "name", /a-z/],
+    ["a name starting with a digit", { name: "1scraper" }, "name", /starting with a letter/],
+    ["a 64-character name", { name: "a".repeat(64) }, "name", /1-63/],
+    ["a negative limit", { name: "ok", limits: { dailyGb: -1 } }, "limits.dailyGb", /at least 0.*got -1/],
+    ["a NaN limit", { name: "ok", limits: { monthlyGb: Number.NaN } }, "limits.monthlyGb", /NaN/],
+    ["a limit above the bound", { name: "ok", limits: { monthlyGb: 100_001 } }, "limits.monthlyGb", /at most 100000/],
+    ["four decimals", { name: "ok", limits: { dailyGb: 1.2345 } }, "limits.dailyGb", /3 decimals/],
+    ["daily above monthly", { name: "ok", limits: { dailyGb: 20, monthlyGb: 10 } }, "limits.dailyGb", /must not exceed limits.monthlyGb/],
+    ["an unknown limit", { name: "ok", limits: { weeklyGb: 1 } }, "limits.weeklyGb", /dailyGb and monthlyGb/],
+  ])("ProxyUser: %s", async (_case, news, property, reason) => {
+    const failures = await failuresOf("proxyUser", news);
+    expect(failures).toContainEqual({ property, reason: expect.stringMatching(reason) });
+  });
+
+  it.each([
+    ["an unknown scope", { name: "k", scopes: ["usage:write"] }, "scopes[0]", /not a scope; use one of usage:read/],
+    ["a duplicate scope", { name: "k", scopes: ["usage:read", "usage:read"] }, "scopes", /repeat/],
+    ["no scopes", { name: "k", scopes: [] }, "scopes", /at least one/],
+    ["grace hours above 168", { name: "k", scopes: ["usage:read"], graceHours: 169 }, "graceHours", /at most 168/],
+    ["negative grace hours", { name: "k", scopes: ["usage:read"], graceHours: -1 }, "graceHours", /at least 0/],
+    ["fractional grace hours", { name: "k", scopes: ["usage:read"], graceHours: 1.5 }, "graceHours", /whole number/],
+    ["an empty name", { name: "", scopes: ["usage:read"] }, "name", /empty/],
+    ["an unparsable expiry", { name: "k", scopes: ["usage:read"], expiresAt: "soon" }, "expiresAt", /ISO 8601/],
+  ])("ApiKey: %s", async (_case, news, property, reason) => {
+    expect(await failuresOf("apiKey", news)).toContainEqual({ property, reason: expect.stringMatching(reason) });
+  });
+
+  it.each([
+    ["a three-letter country", { product: "isp", country: "deu" }, "country", /two-letter/],
+    ["a numeric country", { product: "isp", country: "d1" }, "country", /two-letter/],
+    ["an unknown product", { product: "mobile", country: "de" }, "product", /isp|dedicated/],
+    ["a negative charge ceiling", { product: "isp", country: "de", maxReplacementChargeCents: -5 }, "maxReplacementChargeCents", /at least 0/],
+    ["a 201-character reason", { product: "isp", country: "de", replaceReason: "x".repeat(201) }, "replaceReason", /at most 200/],
+  ])("IpAllocation: %s", async (_case, news, property, reason) => {
+    expect(await failuresOf("ipAllocation", news)).toContainEqual({ property, reason: expect.stringMatching(reason) });
+  });
+
+  it("normalizes what it accepts, so diffs compare like with like", async () => {
+    expect(await handlers.apiKey.check!({}, { name: "k", scopes: ["keys:write", "usage:read"] })).toEqual({
+      inputs: { name: "k", scopes: ["usage:read", "keys:write"], graceHours: 24 },
+    });
+    expect(await handlers.ipAllocation.check!({}, { product: "isp", country: " DE ", city: "Berlin" })).toMatchObject({
+      inputs: { country: "de", city: "berlin", replaceReason: "other", keepCity: false },
+    });
+    expect(await handlers.proxyUser.check!({}, { name: "ok", limits: { dailyGb: 2 } })).toEqual({
+      inputs: { name: "ok", limits: { dailyGb: 2, monthlyGb: null }, enabled: true },
+    });
+  });
+});
+
+describe("check through the engine", () => {
+  let declare: () => void = () => undefined;
+  let fixture: ProviderFixture;
+  beforeAll(async () => {
+    fixture = await providerFixture(async () => declare());
+  });
+  afterAll(() => fixture?.cleanup());
+
+  it.each([
+    ["ProxyUser", () => new ProxyUser("bad-user", { name: "Bad_Name", limits: { dailyGb: 50, monthlyGb: 10 } }), [/resource 'bad-user': property name .*must be 1-63 characters/, /limits.dailyGb \(50\) must not exceed limits.monthlyGb \(10\)/]],
+    ["ApiKey", () => new ApiKey("bad-key", { name: "k", scopes: ["usage:read", "usage:read"], graceHours: 200 }), [/scopes must not repeat a scope/, /graceHours must be at most 168 \(got 200\)/]],
+    ["IpAllocation", () => new IpAllocation("bad-ip", { product: "isp", country: "germany" }), [/country must be a lowercase two-letter country code \(got "germany"\)/]],
+  ] as const)("fails the preview of a %s with every reason, before any API call", async (_kind, resource, reasons) => {
+    declare = resource;
+    fixture.server.resetStats();
+    const error = await fixture.stack.preview().then(() => undefined, (e: Error) => e);
+    expect(error).toBeDefined();
+    for (const reason of reasons) expect(String(error)).toMatch(reason);
+    expect(fixture.server.stats().requests).toBe(0);
+  });
+});
