@@ -171,6 +171,7 @@ export class ApiKey extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: ApiKeyArgs, opts?: pulumi.CustomResourceOptions) {
     const outputs = { keyId: undefined, secret: undefined, secretHint: undefined, createdAt: undefined, lastRotatedAt: undefined, previousSecretExpiresAt: undefined };
-    super(stubs, name, { ...outputs, ...args }, { ...opts, additionalSecretOutputs: ["secret", ...(opts?.additionalSecretOutputs ?? [])] }, "proxy", "ApiKey");
+    // An optional input is an output too: without a key here, `key.expiresAt` would be undefined when omitted.
+    super(stubs, name, { ...outputs, expiresAt: undefined, ...args }, { ...opts, additionalSecretOutputs: ["secret", ...(opts?.additionalSecretOutputs ?? [])] }, "proxy", "ApiKey");
   }
 }

@@ -208,6 +208,7 @@ export class ProxyUser extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: ProxyUserArgs, opts?: pulumi.CustomResourceOptions) {
     const outputs = { proxyUserId: undefined, username: undefined, password: undefined, disabledOutOfBand: undefined, createdAt: undefined, updatedAt: undefined };
-    super(stubs, name, { ...outputs, ...args }, { ...opts, additionalSecretOutputs: ["password", ...(opts?.additionalSecretOutputs ?? [])] }, "proxy", "ProxyUser");
+    // Optional inputs are outputs too: without a key here, `user.enabled` would be undefined when omitted.
+    super(stubs, name, { ...outputs, limits: undefined, enabled: undefined, ...args }, { ...opts, additionalSecretOutputs: ["password", ...(opts?.additionalSecretOutputs ?? [])] }, "proxy", "ProxyUser");
   }
 }
