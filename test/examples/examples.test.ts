@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { AuthenticationError, PermissionDeniedError, ProxyClient } from "../../sdk";
+import { exampleFixture, exists, expectNothingLeft, stackFileOf, type ExampleFixture } from "./harness";
+
+type Output = { value: unknown; secret: boolean };
+const value = <T>(outputs: Record<string, Output>, key: string) => outputs[key]?.value as T;
+
+let fixture: ExampleFixture | undefined;
+afterEach(async () => {
+  if (!fixture) return;
+  const stackFile = stackFileOf(fixture);
+  await fixture.cleanup();
+  fixture = undefined;
+  expect(exists(stackFile), "cleanup leaves no stack file in the example folder").toBe(false);
+});
+
+describe("examples, each run from its own folder against the reference server", () => {
+  it("quickstart: one of each resource, a clean preview, then nothing left after destroy", async () => {
+    fixture = await exampleFixture("quickstart", { "quickstart:prefix": "qs" });
+    const { stack, api, server } = fixture;
+    const up = await stack.up();
+    expect(up.summary.resourceChanges).toEqual({ create: 4 });
+
+    const user = value<{ id: string; username: string; enabled: boolean }>(up.outputs, "proxyUser");
+    expect(user).toMatchObject({ username: "qs-scraper", enabled: true });
+    expect(await api.proxyUsers.get(user.id)).toMatchObject({ limits: { daily_gb: 5, monthly_gb: 100 }, enabled: true });
+    expect(up.outputs.proxyUserPassword?.secret).toBe(true);
+    expect(up.outputs.apiKeySecret?.secret).toBe(true);
+    const hint = value<{ secretHint: string }>(up.outputs, "apiKey").secretHint;
+    expect(value<string>(up.outputs, "apiKeySecret").endsWith(hint)).toBe(true);
+    expect(value<{ city: string }>(up.outputs, "ip")).toMatchObject({ city: "new york", health: "good" });
+    expect(server.control.snapshot().ips).toHaveLength(1);
+
+    expect((await stack.preview()).changeSummary).toEqual({ same: 4 });
+    await stack.destroy();
+    expectNothingLeft(fixture);
+  });
+
+  it("scoped-keys: each key works only within its scopes, and one config change rotates every secret", async () => {
+    fixture = await exampleFixture("scoped-keys", { "scoped-keys:graceHours": "2" });
+    const { stack, server } = fixture;
+    const first = await stack.up();
+    const secrets = value<Record<string, string>>(first.outputs, "secrets");
+    expect(first.outputs.secrets?.secret).toBe(true);
+    expect(Object.keys(secrets).sort()).toEqual(["dashboards", "finance", "onboarding", "oncall"]);
+    const held = server.control.snapshot().keys as { name: string; scopes: string[] }[];
+    expect(held.find((key) => key.name === "scoped-oncall")?.scopes.sort()).toEqual(["proxy-users:read", "proxy-users:write"]);
+
+    const dashboards = new ProxyClient({ baseUrl: server.url, apiKey: secrets.dashboards as string, maxRetries: 0 });
+    await expect(dashboards.usage.get({ from: "2025-01-01", to: "2025-01-31" })).resolves.toHaveProperty("totals");
+    await expect(dashboards.proxyUsers.list().all()).rejects.toBeInstanceOf(PermissionDeniedError);
+
+    await stack.setConfig("scoped-keys:rotation", { value: "2025-02-01" });
+    const rotated = await stack.up();
+    expect(rotated.summary.resourceChanges).toMatchObject({ update: 4 });
+    const newSecrets = value<Record<string, string>>(rotated.outputs, "secrets");
+    const info = value<Record<string, { lastRotatedAt: string | null; previousSecretExpiresAt: string }>>(rotated.outputs, "keyInfo");
+    for (const name of Object.keys(secrets)) {
+      expect(newSecrets[name]).not.toBe(secrets[name]);
+      expect(info[name]?.lastRotatedAt).not.toBeNull();
+    }
+    const hoursOfGrace = (Date.parse(info.dashboards?.previousSecretExpiresAt ?? "") - Date.now()) / 3_600_000;
+    expect(hoursOfGrace).toBeGreaterThan(1.9);
+    expect(hoursOfGrace).toBeLessThanOrEqual(2);
+    // Within the grace period both secrets work.
+    await expect(dashboards.usage.get({ from: "2025-01-01", to: "2025-01-31" })).resolves.toHaveProperty("totals");
+
+    await stack.destroy();
+    expectNothingLeft(fixture);
+    await expect(dashboards.usage.get({ from: "2025-01-01", to: "2025-01-31" })).rejects.toBeInstanceOf(AuthenticationError);
+  });
+
+  it("ip-hygiene: a blacklisted address shows up after a refresh, is retired for free, and the ceiling blocks a charged swap", async () => {
+    fixture = await exampleFixture("ip-hygiene");
+    const { stack, server } = fixture;
+    await stack.up();
+    const usIp = (value<Record<string, { ip: string }>>((await stack.outputs()) as Record<string, Output>, "addresses"))["us-new-york"]?.ip as string;
+    server.control.setIpHealth(usIp, { health: "bad", blacklists: 2 });
+
+    const refreshed = await stack.up({ refresh: true });
+    expect(value(refreshed.outputs, "needsReplacement")).toEqual([{ name: "us-new-york", ip: usIp, health: "bad", blacklists: 2 }]);
+
+    const retire = async (ip: string) => {
+      const allocations = [
+        { name: "us-new-york", country: "us", city: "new york", retire: ip },
+        { name: "de-frankfurt", country: "de", city: "frankfurt" },
+      ];
+      await stack.setConfig("ip-hygiene:allocations", { value: JSON.stringify(allocations) });
+      return stack.up();
+    };
+    const swapped = await retire(usIp);
+    const us = value<Record<string, { ip: string; lastReplacedIp: string; health: string }>>(swapped.outputs, "addresses")["us-new-york"];
+    expect(us).toMatchObject({ lastReplacedIp: usIp, health: "good" });
+    expect(us?.ip).not.toBe(usIp);
+    expect(value(swapped.outputs, "needsReplacement")).toEqual([]);
+    expect((await stack.preview()).changeSummary).toEqual({ same: 3 });
+
+    // The second replacement this month is still free; the third would be charged, and the ceiling is 0.
+    const second = await retire(us?.ip as string);
+    const secondIp = value<Record<string, { ip: string }>>(second.outputs, "addresses")["us-new-york"]?.ip as string;
+    await expect(retire(secondIp)).rejects.toThrow(/would cost \d+ cents, above maxReplacementChargeCents/);
+    expect(server.control.snapshot().charges.filter((charge) => (charge as { kind: string }).kind !== "ip_allocation")).toEqual([]);
+
+    await stack.destroy();
+    expectNothingLeft(fixture);
+  });
+
+  it("gitops: the team's proxy users and report key come and go with the stack", async () => {
+    fixture = await exampleFixture("gitops", { "gitops:prefix": "acme" });
+    const { stack, api } = fixture;
+    const up = await stack.up();
+    expect(up.summary.resourceChanges).toEqual({ create: 4 });
+    const team = value<Record<string, { id: string; username: string; enabled: boolean }>>(up.outputs, "team");
+    expect(Object.keys(team).sort()).toEqual(["crawler", "monitor"]);
+    expect(await api.proxyUsers.get(team.crawler?.id as string)).toMatchObject({ name: "acme-crawler", limits: { daily_gb: 20, monthly_gb: 400 } });
+    expect((await stack.preview({ refresh: true })).changeSummary).toEqual({ same: 4 });
+    await stack.destroy();
+    expectNothingLeft(fixture);
+  });
+});
