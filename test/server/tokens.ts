@@ -1,14 +1,24 @@
-import { createHash, randomBytes, randomInt } from "node:crypto";
+import { createHash, randomFillSync, randomInt } from "node:crypto";
 import { TOKEN_ALPHABET } from "../../sdk/schemas/common";
 
-/** Uniform base62 token; rejection sampling keeps every character equally likely. */
+/** Random bytes drawn in 4 KiB batches: one getrandom call per ~100 ids instead of one per id. */
+const randomPool = Buffer.alloc(4096);
+let randomPoolOffset = randomPool.length;
+
+function nextRandomByte(): number {
+  if (randomPoolOffset === randomPool.length) {
+    randomFillSync(randomPool);
+    randomPoolOffset = 0;
+  }
+  return randomPool[randomPoolOffset++]!;
+}
+
+/** Uniform base62 token; rejection sampling (bytes ≥ 248 are skipped) keeps every character equally likely. */
 export function randomToken(length: number): string {
   let out = "";
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += TOKEN_ALPHABET[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = nextRandomByte();
+    if (byte < 248) out += TOKEN_ALPHABET[byte % 62];
   }
   return out;
 }
