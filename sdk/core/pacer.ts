@@ -4,9 +4,9 @@
  * The server tells us, on every answer, how many requests are left in the current window
  * (`x-ratelimit-remaining`) and in how many whole seconds it resets (`x-ratelimit-reset`). We spend
  * what is left evenly over what remains of the window, so a long run keeps a steady rate just under
- * the ceiling instead of bursting into 429s and then stalling. A burst of a tenth of the window's
- * limit goes out at once, so the few dozen calls of a typical deployment are never slowed down;
- * only sustained demand gets spread.
+ * the ceiling instead of bursting into 429s and then stalling. A tenth of what is left may go out
+ * back to back, so the few dozen calls of a typical deployment are never slowed down; only
+ * sustained demand gets spread.
  *
  * The decision is a pure function of a small state so it can be tested without timers.
  */
@@ -20,8 +20,6 @@ export interface RateObservation {
 }
 
 export interface PacerState {
-  /** Requests per window, from `x-ratelimit-limit` (or the largest remaining seen). */
-  limit: number;
   /** Lowest `remaining` seen in the current window: the counter only falls within a window. */
   remaining: number;
   /** Local estimate of when the current window ends, epoch ms. */
@@ -44,7 +42,7 @@ export type Decision = { kind: "go" } | { kind: "wait"; ms: number } | { kind: "
 export const SAME_WINDOW_SLACK_MS = 2_500;
 
 export function initialState(): PacerState {
-  return { limit: 0, remaining: 0, windowEndsAt: 0, known: false, inFlight: 0, blockedUntil: 0, tat: 0, blind: false };
+  return { remaining: 0, windowEndsAt: 0, known: false, inFlight: 0, blockedUntil: 0, tat: 0, blind: false };
 }
 
 /** Milliseconds between requests that spends the remaining budget evenly until the window ends. */
@@ -54,11 +52,6 @@ export function spacingMs(state: PacerState, now: number): number {
   return Math.max(0, state.windowEndsAt - now) / available;
 }
 
-/** How many requests may go out back to back before spacing applies. */
-export function burstSize(state: PacerState, burstFraction: number): number {
-  return Math.max(1, Math.floor(state.limit * burstFraction));
-}
-
 export function decide(state: PacerState, now: number, burstFraction: number): Decision {
   if (now < state.blockedUntil) return { kind: "wait", ms: state.blockedUntil - now };
   if (state.blind && !state.known) return { kind: "go" };
@@ -66,8 +59,10 @@ export function decide(state: PacerState, now: number, burstFraction: number): D
   if (!state.known || now >= state.windowEndsAt) return state.inFlight === 0 ? { kind: "go" } : { kind: "event" };
   const interval = spacingMs(state, now);
   if (!Number.isFinite(interval)) return { kind: "wait", ms: Math.max(1, state.windowEndsAt - now) };
-  // GCRA: the schedule may run ahead of the clock by up to `burst` slots.
-  const earliest = state.tat - burstSize(state, burstFraction) * interval;
+  // GCRA: the schedule may run ahead of the clock by a fraction of the time left, which is the same
+  // as letting that fraction of the remaining budget go out back to back. Tying the allowance to
+  // what is left (not to the limit) keeps a nearly spent window from being emptied in one burst.
+  const earliest = state.tat - burstFraction * Math.max(0, state.windowEndsAt - now);
   return earliest <= now ? { kind: "go" } : { kind: "wait", ms: earliest - now };
 }
 
@@ -82,7 +77,6 @@ export function onDispatch(state: PacerState, now: number): void {
 export function onObservation(state: PacerState, obs: RateObservation): void {
   state.inFlight = Math.max(0, state.inFlight - 1);
   state.blind = false;
-  state.limit = obs.limit ?? Math.max(state.limit, obs.remaining + 1);
   const endsAt = obs.receivedAt + obs.resetSeconds * 1000;
   const windowOver = obs.receivedAt >= state.windowEndsAt;
   if (!state.known || windowOver || endsAt > state.windowEndsAt + SAME_WINDOW_SLACK_MS) {
@@ -126,7 +120,7 @@ interface Waiter {
 
 export interface PacerOptions {
   now?: () => number;
-  /** Share of the window's limit that may go out back to back; default 0.1. */
+  /** Share of the remaining budget that may go out back to back; default 0.1. */
   burstFraction?: number;
 }
 
