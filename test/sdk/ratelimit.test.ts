@@ -48,7 +48,7 @@ describe("a storm of 429s", () => {
   });
 
   it("with pacing, a 429 caused by someone else holds every call of the client until retry-after", async () => {
-    const server = await startReferenceServer({ rateLimitPerMinute: 30, clock: clockEndingWindowIn(2_000) });
+    const server = await startReferenceServer({ rateLimitPerMinute: 30, clock: clockEndingWindowIn(3_000) });
     try {
       // Another process spends the key's budget behind our client's back.
       const other = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey, pacing: false, maxRetries: 0 });
