@@ -17,11 +17,16 @@ export interface ExampleFixture extends TestStack {
  * An example's own program directory run as a stack against a fresh reference server. `config`
  * keys without a namespace belong to the example's project, as in its README.
  */
-export async function exampleFixture(example: string, config: Record<string, string> = {}): Promise<ExampleFixture> {
+export async function exampleFixture(
+  example: string,
+  config: Record<string, string> = {},
+  envVars: Record<string, string> = {},
+): Promise<ExampleFixture> {
   const dir = path.join(EXAMPLES_DIR, example);
   const server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
   const harness = await createTestStack({
     workDir: dir,
+    envVars,
     config: {
       "proxy:apiUrl": { value: server.url },
       "proxy:apiKey": { value: server.rootKey, secret: true },

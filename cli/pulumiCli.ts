@@ -1,0 +1,54 @@
+import fs from "node:fs";
+import path from "node:path";
+import { PulumiCommand } from "@pulumi/pulumi/automation";
+
+export const PINNED_CLI_VERSION = "3.248.0";
+
+export interface LocatedCli {
+  command: PulumiCommand;
+  /** Prepended to PATH, so the engine finds the language host and plugins that sit next to the CLI. */
+  binDir?: string;
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function onPath(name: string): string | undefined {
+  return (process.env.PATH ?? "")
+    .split(path.delimiter)
+    .filter(Boolean)
+    .map((dir) => path.join(dir, name))
+    .find(isExecutable);
+}
+
+/**
+ * The drift command provisions nothing: it uses the CLI the user already has. An explicit root
+ * (`--pulumi-root`, else PULUMI_PROXY_CLI_ROOT) holds `bin/pulumi`; otherwise `pulumi` on PATH.
+ */
+export async function locatePulumi(explicitRoot: string | undefined): Promise<LocatedCli> {
+  const root = explicitRoot ?? process.env.PULUMI_PROXY_CLI_ROOT;
+  if (root) {
+    // The folder holding bin/pulumi, or that bin folder itself (what `npm run pulumi:provision` prints).
+    const installRoot = [path.resolve(root), path.resolve(root, "..")].find((dir) => isExecutable(path.join(dir, "bin", "pulumi")));
+    if (!installRoot) {
+      throw new Error(
+        `no Pulumi CLI at ${path.resolve(root, "bin", "pulumi")}: --pulumi-root (or PULUMI_PROXY_CLI_ROOT) must name the folder that contains bin/pulumi.`,
+      );
+    }
+    return { command: await PulumiCommand.get({ root: installRoot }), binDir: path.join(installRoot, "bin") };
+  }
+  if (!onPath("pulumi")) {
+    throw new Error(
+      `no Pulumi CLI found: \`pulumi\` is not on PATH. Install Pulumi CLI v${PINNED_CLI_VERSION} (https://www.pulumi.com/docs/install/) ` +
+        "and put it on PATH, or pass --pulumi-root <folder containing bin/pulumi> (or set PULUMI_PROXY_CLI_ROOT). " +
+        "In a clone of pulumi-proxy, `npm run pulumi:provision` provisions one and prints its bin folder.",
+    );
+  }
+  return { command: await PulumiCommand.get() };
+}

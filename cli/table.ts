@@ -1,0 +1,41 @@
+import type { DriftReport, ResourceDrift } from "./drift";
+
+const MAX_VALUE = 48;
+
+/** Compact and single-line; long values are cut, secrets arrive already masked as "[secret]". */
+export function formatValue(value: unknown): string {
+  if (value === undefined) return "(absent)";
+  const text = typeof value === "string" && value === "[secret]" ? value : JSON.stringify(value);
+  return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text;
+}
+
+/** `pulumi-nodejs:dynamic/proxy:ProxyUser` reads better as `proxy:ProxyUser`. */
+export function shortType(type: string): string {
+  return type.replace(/^pulumi-nodejs:(dynamic\/)?/, "");
+}
+
+/** What the next `pulumi up` does: a planned step, or nothing when the refreshed state already satisfies the program. */
+export function plannedLabel(drift: ResourceDrift): string {
+  return drift.plannedOp ?? (drift.kind === "deleted" ? "create" : "none (up records it)");
+}
+
+function rowsOf(drift: ResourceDrift): string[][] {
+  const resource = `${drift.name} (${shortType(drift.type)})`;
+  if (drift.kind === "deleted") return [[resource, "(the whole object)", "exists → deleted", plannedLabel(drift)]];
+  return drift.properties.map((property, index) => [
+    index === 0 ? resource : "",
+    property.path,
+    `${formatValue(property.recorded)} → ${formatValue(property.actual)}`,
+    index === 0 ? plannedLabel(drift) : "",
+  ]);
+}
+
+/** A plain-text table: resource, property, recorded → actual, planned operation. */
+export function formatDriftTable(report: DriftReport): string {
+  if (report.drifted.length === 0) return `No drift in stack ${report.stack}: every resource matches its recorded state.`;
+  const rows = [["RESOURCE", "PROPERTY", "RECORDED → ACTUAL", "PLANNED"], ...report.drifted.flatMap(rowsOf)];
+  const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => (row[column] ?? "").length)));
+  const lines = rows.map((row) => row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] ?? 0) : cell)).join("  ").trimEnd());
+  const count = report.drifted.length;
+  return [`Drift in stack ${report.stack}: ${count} resource${count === 1 ? "" : "s"} changed outside Pulumi.`, "", ...lines].join("\n");
+}

@@ -1,0 +1,100 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import type { DriftJson } from "../../cli/main";
+import { exampleFixture, type ExampleFixture } from "../examples/harness";
+import { REPO_ROOT } from "../support/pulumi";
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The built command, as `npx pulumi-proxy` runs it: a child process with the stack's environment. */
+function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), ...args], { cwd: REPO_ROOT, env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("pulumi-proxy drift, end to end on the gitops example", () => {
+  let fixture: ExampleFixture;
+  let env: Record<string, string>;
+  let crawlerId: string;
+  const driftArgs = () => ["drift", "--stack", fixture.stackName, "--cwd", fixture.dir];
+
+  beforeAll(async () => {
+    // The examples suite runs the program with type checking, as users do; here only the command is
+    // under test, so the program is transpiled only, which saves seconds on every preview.
+    fixture = await exampleFixture("gitops", {}, { PULUMI_NODEJS_TRANSPILE_ONLY: "true" });
+    env = { ...(process.env as Record<string, string>), ...fixture.envVars };
+    const up = await fixture.stack.up();
+    crawlerId = (up.outputs.team?.value as Record<string, { id: string }>).crawler?.id as string;
+  }, 180_000);
+  afterAll(async () => {
+    await fixture?.stack.destroy().catch(() => undefined);
+    await fixture?.cleanup();
+  });
+
+  it("exits 0 when the API matches the state, with the CLI given by --pulumi-root instead of PATH", async () => {
+    const pathWithoutPulumi = [path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter);
+    const result = await runCli([...driftArgs(), "--pulumi-root", path.dirname(inject("pulumiBinDir"))], { ...env, PATH: pathWithoutPulumi });
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toContain(`No drift in stack ${fixture.stackName}`);
+    expect(result.code).toBe(0);
+  }, 120_000);
+
+  it("exits 2 after an out-of-band change, with a table and a JSON report naming the property", async () => {
+    await fixture.api.proxyUsers.update(crawlerId, { limits: { monthly_gb: 250 } });
+
+    const jsonFile = path.join(fixture.tempDir, "drift.json");
+    const table = await runCli([...driftArgs(), `--json=${jsonFile}`], env);
+    expect(table.code).toBe(2);
+    expect(table.stdout).toMatch(/^Drift in stack \S+: 1 resource changed outside Pulumi\./);
+    expect(table.stdout).toMatch(/crawler \(proxy:ProxyUser\)\s+limits\.monthlyGb\s+400 → 250\s+update/);
+    const fromFile = JSON.parse(fs.readFileSync(jsonFile, "utf8")) as DriftJson;
+    expect(fromFile).toMatchObject({ stack: fixture.stackName, drift: true });
+
+    const json = await runCli([...driftArgs(), "--json"], env);
+    expect(json.code).toBe(2);
+    const report = JSON.parse(json.stdout) as DriftJson;
+    expect(report.drifted).toHaveLength(1);
+    expect(report.drifted[0]).toMatchObject({ name: "crawler", kind: "changed", plannedOp: "update" });
+    expect(report.drifted[0]?.properties).toContainEqual({ path: "limits.monthlyGb", recorded: 400, actual: 250 });
+    expect(json.stderr).toContain("limits.monthlyGb");
+    expect(json.stdout + json.stderr).not.toContain(fixture.server.rootKey);
+
+    await fixture.stack.up({ refresh: true });
+    expect((await fixture.api.proxyUsers.get(crawlerId)).limits.monthly_gb).toBe(400);
+    const converged = await runCli(driftArgs(), env);
+    expect(converged.code).toBe(0);
+  }, 240_000);
+
+  it("exits 1 with a clear message for an unknown stack, a bad flag, or no Pulumi CLI", async () => {
+    const unknown = await runCli(["drift", "--stack", "no-such-stack", "--cwd", fixture.dir], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('stack "no-such-stack" does not exist');
+
+    const badFlag = await runCli([...driftArgs(), "--colour"], env);
+    expect(badFlag.code).toBe(1);
+    expect(badFlag.stderr).toMatch(/Unknown option '--colour'[\s\S]*usage: pulumi-proxy drift/);
+
+    const noStack = await runCli(["drift", "--cwd", fixture.dir], env);
+    expect(noStack.code).toBe(1);
+    expect(noStack.stderr).toContain("--stack is required");
+
+    const noCli = await runCli(driftArgs(), { ...env, PATH: [path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter) });
+    expect(noCli.code).toBe(1);
+    expect(noCli.stderr).toContain("no Pulumi CLI found");
+    expect(noCli.stderr).toContain("--pulumi-root");
+  }, 120_000);
+});
