@@ -1,5 +1,6 @@
 export { ProxyClient } from "./client";
-export type { ClientOptions, RequestOptions, TransportEvent, TransportStats, RateLimitInfo } from "./core/transport";
+export type { HttpMethod } from "./core/retry";
+export type { ClientOptions, RequestOptions, TransportEvent, TransportStats, RateLimitInfo } from "./core/types";
 export { PagePromise, type Page } from "./core/pagination";
 export { resolvePath } from "./core/path";
 export {

@@ -1,92 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { request, type Dispatcher } from "undici";
-import type { z } from "zod";
-import {
-  ConnectionError,
-  errorFromResponse,
-  ProxyError,
-  redact,
-  RequestAbortedError,
-  ResponseValidationError,
-  TimeoutError,
-  type ApiError,
-} from "./errors";
+import { ConnectionError, errorFromResponse, ProxyError, redact, ResponseValidationError, TimeoutError, type ApiError } from "./errors";
 import { Pacer } from "./pacer";
-import { backoffMs, isRetriableStatus, parseIntHeader, parseRetryAfter, rateLimitWaitMs, retriableAfterAmbiguousFailure, type HttpMethod } from "./retry";
+import { backoffMs, isRetriableStatus, parseIntHeader, parseRetryAfter, rateLimitWaitMs, retriableAfterAmbiguousFailure } from "./retry";
+import { CallScope } from "./scope";
 import { Semaphore } from "./semaphore";
+import type { Call, ClientOptions, RateLimitInfo, RequestOptions, TransportEvent, TransportStats } from "./types";
 
-export interface ClientOptions {
-  baseUrl: string;
-  apiKey: string;
-  /** Per attempt, default 30 000. */
-  timeoutMs?: number;
-  /** Default 4. */
-  maxRetries?: number;
-  /** In-flight requests per client, default 8. */
-  maxConcurrency?: number;
-  /** Cap for a 429's retry-after wait, default 60 000. */
-  retryAfterCapMs?: number;
-  /** Proactive pacing from x-ratelimit-* headers, default true. */
-  pacing?: boolean;
-  userAgent?: string;
-  /** Debug hook; events never carry the key, a secret or a body. */
-  logger?: (event: TransportEvent) => void;
-  dispatcher?: Dispatcher;
-  /** First backoff ceiling after a 5xx, reset or timeout, default 500; doubles per retry. */
-  retryBaseDelayMs?: number;
-  /** Largest backoff ceiling, default 8 000. */
-  retryMaxDelayMs?: number;
-}
-
-export interface RequestOptions {
-  signal?: AbortSignal;
-  /** Per attempt; overrides the client's timeoutMs. */
-  timeoutMs?: number;
-  /** Epoch ms after which the call fails with TimeoutError, retries and queueing included. */
-  deadline?: number;
-  /** Sent on POST and PATCH; generated when absent. Reuse it to retry a call yourself safely. */
-  idempotencyKey?: string;
-  maxRetries?: number;
-}
-
-export interface RateLimitInfo {
-  limit: number | undefined;
-  remaining: number;
-  resetSeconds: number;
-}
-
-interface EventBase {
-  method: HttpMethod;
-  path: string;
-  attempt: number;
-}
-export type TransportEvent =
-  | (EventBase & { type: "request"; idempotencyKey: string | undefined })
-  | (EventBase & { type: "response"; status: number; durationMs: number; requestId: string | undefined; rateLimit: RateLimitInfo | undefined; replayed: boolean })
-  | (EventBase & { type: "network_error"; kind: "connection" | "timeout"; durationMs: number; message: string })
-  | (EventBase & { type: "retry"; reason: string; delayMs: number })
-  | (EventBase & { type: "deleted_on_earlier_attempt" });
-
-export interface TransportStats {
-  /** HTTP attempts sent. */
-  requests: number;
-  /** Attempts that were retries of an earlier one. */
-  retries: number;
-  /** 429 answers received. */
-  rateLimited: number;
-}
-
-export type QueryValue = string | number | boolean | null | undefined;
-
-export interface Call<T> {
-  method: HttpMethod;
-  /** Already encoded, starting with /v1. */
-  path: string;
-  query?: Record<string, QueryValue> | undefined;
-  body?: unknown;
-  /** Omitted for 204 answers. */
-  schema?: z.ZodType<T>;
-}
+export type * from "./types";
 
 type Attempt =
   | { kind: "answer"; status: number; headers: Record<string, string | string[] | undefined>; text: string }
@@ -94,6 +15,10 @@ type Attempt =
 
 const VERSION = "0.1.0";
 
+/**
+ * The one request pipeline: concurrency slot → pacer → undici → validate, with retries around it.
+ * Every API area goes through `call`.
+ */
 export class Transport {
   readonly stats: TransportStats = { requests: 0, retries: 0, rateLimited: 0 };
   readonly baseUrl: string;
@@ -307,67 +232,6 @@ export class Transport {
     } catch {
       // A broken debug hook must not break the call.
     }
-  }
-}
-
-/** The caller's signal and deadline folded into one signal whose reason is the error to throw. */
-class CallScope {
-  readonly #controller = new AbortController();
-  readonly #cleanup: (() => void)[] = [];
-
-  constructor(method: string, path: string, options: RequestOptions) {
-    const user = options.signal;
-    if (user) {
-      const onAbort = () => this.#controller.abort(new RequestAbortedError(`${method} ${path}: aborted by the caller`, { cause: user.reason }));
-      if (user.aborted) onAbort();
-      else {
-        user.addEventListener("abort", onAbort, { once: true });
-        this.#cleanup.push(() => user.removeEventListener("abort", onAbort));
-      }
-    }
-    if (options.deadline !== undefined && !this.#controller.signal.aborted) {
-      const fire = () => this.#controller.abort(new TimeoutError(`${method} ${path}: deadline passed`));
-      const ms = options.deadline - Date.now();
-      if (ms <= 0) fire();
-      else {
-        const timer = setTimeout(fire, ms);
-        this.#cleanup.push(() => clearTimeout(timer));
-      }
-    }
-  }
-
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
-
-  /** Awaits `p`, but a fired scope turns any rejection into the scope's own error. */
-  async guard<T>(p: Promise<T>): Promise<T> {
-    try {
-      return await p;
-    } catch (err) {
-      if (this.signal.aborted) throw this.signal.reason;
-      throw err;
-    }
-  }
-
-  sleep(ms: number): Promise<void> {
-    const signal = this.signal;
-    if (signal.aborted) return Promise.reject(signal.reason);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
-  }
-
-  dispose(): void {
-    for (const fn of this.#cleanup) fn();
   }
 }
 

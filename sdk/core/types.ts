@@ -1,0 +1,76 @@
+import type { Dispatcher } from "undici";
+import type { z } from "zod";
+import type { HttpMethod } from "./retry";
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Per attempt, default 30 000. */
+  timeoutMs?: number;
+  /** Default 4. */
+  maxRetries?: number;
+  /** In-flight requests per client, default 8. */
+  maxConcurrency?: number;
+  /** Cap for a 429's retry-after wait, default 60 000. */
+  retryAfterCapMs?: number;
+  /** Proactive pacing from x-ratelimit-* headers, default true. */
+  pacing?: boolean;
+  userAgent?: string;
+  /** Debug hook; events never carry the key, a secret or a body. */
+  logger?: (event: TransportEvent) => void;
+  dispatcher?: Dispatcher;
+  /** First backoff ceiling after a 5xx, reset or timeout, default 500; doubles per retry. */
+  retryBaseDelayMs?: number;
+  /** Largest backoff ceiling, default 8 000. */
+  retryMaxDelayMs?: number;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Per attempt; overrides the client's timeoutMs. */
+  timeoutMs?: number;
+  /** Epoch ms after which the call fails with TimeoutError, retries and queueing included. */
+  deadline?: number;
+  /** Sent on POST and PATCH; generated when absent. Reuse it to retry a call yourself safely. */
+  idempotencyKey?: string;
+  maxRetries?: number;
+}
+
+export interface RateLimitInfo {
+  limit: number | undefined;
+  remaining: number;
+  resetSeconds: number;
+}
+
+interface EventBase {
+  method: HttpMethod;
+  path: string;
+  attempt: number;
+}
+export type TransportEvent =
+  | (EventBase & { type: "request"; idempotencyKey: string | undefined })
+  | (EventBase & { type: "response"; status: number; durationMs: number; requestId: string | undefined; rateLimit: RateLimitInfo | undefined; replayed: boolean })
+  | (EventBase & { type: "network_error"; kind: "connection" | "timeout"; durationMs: number; message: string })
+  | (EventBase & { type: "retry"; reason: string; delayMs: number })
+  | (EventBase & { type: "deleted_on_earlier_attempt" });
+
+export interface TransportStats {
+  /** HTTP attempts sent. */
+  requests: number;
+  /** Attempts that were retries of an earlier one. */
+  retries: number;
+  /** 429 answers received. */
+  rateLimited: number;
+}
+
+export type QueryValue = string | number | boolean | null | undefined;
+
+export interface Call<T> {
+  method: HttpMethod;
+  /** Already encoded, starting with /v1. */
+  path: string;
+  query?: Record<string, QueryValue> | undefined;
+  body?: unknown;
+  /** Omitted for 204 answers. */
+  schema?: z.ZodType<T>;
+}
