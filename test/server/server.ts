@@ -91,7 +91,13 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
 
   const faults = new FaultInjector(options.faults);
   const app = new ReferenceApp({ store, clock, rateLimitPerMinute: options.rateLimitPerMinute ?? 600, faults, log, onCommit });
-  const server: Server = createServer({ keepAliveTimeout: 10_000 }, (req, res) => void app.handle(req, res));
+  const server: Server = createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
+    // The pipeline answers its own errors; this only catches a failure to write the answer at all.
+    app.handle(req, res).catch((error: unknown) => {
+      (log ?? console.error)(`could not answer ${req.method ?? "?"} request: ${error instanceof Error ? error.message : String(error)}`);
+      res.destroy();
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
