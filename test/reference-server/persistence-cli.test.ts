@@ -1,6 +1,7 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseCli } from "../server/cli";
 import { Api, expectError, startApi } from "./harness";
@@ -82,6 +83,29 @@ describe("command line", () => {
     });
     expect(parseCli([])).toEqual({ host: "127.0.0.1", port: 8787, faults: {} });
     expect(parseCli(["--help"])).toBe("help");
+  });
+
+  // The global setup compiles the package, so the standalone entry point runs exactly as `npm run server` does.
+  it.each(["SIGINT", "SIGTERM"] as const)("prints its URL and root key, serves, and stops cleanly on %s", async (signal) => {
+    const rootKey = `live_${"C".repeat(36)}`;
+    const cli = resolve(__dirname, "..", "..", "dist", "test", "server", "cli.js");
+    const child = spawn(process.execPath, [cli, "--port", "0", "--root-key", rootKey, "--rate-limit", "5"], { stdio: ["ignore", "pipe", "pipe"] });
+    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+    let output = "";
+    const url = await new Promise<string>((done, fail) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+        const match = /reference server listening on (http:\/\/127\.0\.0\.1:\d+)\nroot key: (\S+)\n/.exec(output);
+        if (match?.[1]) done(match[1]);
+      });
+      child.once("exit", (code) => fail(new Error(`exited early with ${String(code)}: ${output}`)));
+    });
+    expect(output).toContain(`root key: ${rootKey}`);
+    const answer = await fetch(`${url}/v1/billing/balance`, { headers: { authorization: `Bearer ${rootKey}` } });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("x-ratelimit-limit")).toBe("5");
+    child.kill(signal);
+    expect(await exited).toBe(0);
   });
 
   it("rejects bad values and unknown flags", () => {
