@@ -27,7 +27,7 @@ export const proxyUser = {
 };
 /** Secret: `pulumi stack output proxyUserPassword --show-secrets` reveals it. */
 export const proxyUserPassword = scraper.password;
-export const apiKey = { id: reporting.keyId, scopes: reporting.scopes, secretHint: reporting.secretHint };
+export const apiKey = { id: reporting.keyId, name: reporting.name, scopes: reporting.scopes, secretHint: reporting.secretHint };
 /** Secret, shown once by the API and kept only in the (encrypted) stack state. */
 export const apiKeySecret = reporting.secret;
 export const ip = address

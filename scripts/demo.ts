@@ -1,0 +1,194 @@
+/**
+ * `npm run demo`: the repository's stack (Pulumi.yaml → examples/quickstart) end to end, on a fresh
+ * clone, against an embedded reference server on loopback (or a real API with --api-url).
+ */
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation";
+import { detectDrift } from "../cli/drift";
+import { formatDriftTable } from "../cli/table";
+import { ProxyClient } from "../sdk";
+import { startReferenceServer, type ReferenceServer } from "../test/server";
+import {
+  DemoError, USAGE, findRepoRoot, indent, loadProvisioning, parseDemoArgs, resourceLines, say, seconds, step, summaryLines,
+  type DemoArgs, type QuickstartOutputs,
+} from "./demo-support";
+
+const STACK = "demo";
+const PROJECT = "pulumi-proxy-demo";
+
+interface Target {
+  url: string;
+  key: string;
+  server?: ReferenceServer;
+}
+
+async function startTarget(args: DemoArgs): Promise<Target> {
+  if (args.api) {
+    say(`API: ${args.api.url} (given with --api-url; the demo touches only the objects it creates)`);
+    return { url: args.api.url, key: args.api.key };
+  }
+  const server = await startReferenceServer({ host: "127.0.0.1", port: 0 });
+  say(`API: embedded reference server on ${server.url} (in memory, stops with the demo)`);
+  return { url: server.url, key: server.rootKey, server };
+}
+
+/**
+ * A stack left by an earlier run (--keep, or an interrupted run) is destroyed when it points at this
+ * same API. One that pointed at an embedded server is forgotten: its objects ended with that server.
+ */
+async function clearEarlierRun(stack: Stack, target: Target): Promise<void> {
+  const recordedUrl = (await stack.getAllConfig())["proxy:apiUrl"]?.value;
+  if (recordedUrl === undefined) return;
+  const loopback = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(recordedUrl);
+  if (recordedUrl === target.url && !target.server) {
+    say(`a stack from an earlier run exists: destroying its objects on ${recordedUrl} first`);
+    await stack.destroy({ refresh: true });
+  } else if (loopback) {
+    say("a stack from an earlier run against an embedded server exists: forgetting it (that server and its objects are gone)");
+  } else {
+    throw new DemoError(
+      `the kept demo stack manages objects on ${recordedUrl}. Run the demo with --api-url ${recordedUrl} to destroy them first.`,
+    );
+  }
+  await stack.workspace.removeStack(STACK, { force: true });
+}
+
+async function openStack(repoRoot: string, binDir: string, target: Target, args: DemoArgs): Promise<Stack> {
+  const demoDir = path.join(repoRoot, ".pulumi-proxy", "demo");
+  const backendDir = path.join(demoDir, "backend");
+  const pulumiHome = path.join(demoDir, "home");
+  fs.mkdirSync(backendDir, { recursive: true });
+  fs.mkdirSync(pulumiHome, { recursive: true });
+  const envVars = {
+    PULUMI_BACKEND_URL: `file://${backendDir}`,
+    // The stack is local and short-lived; set your own passphrase when it holds a real API key.
+    PULUMI_CONFIG_PASSPHRASE: process.env.PULUMI_CONFIG_PASSPHRASE ?? "pulumi-proxy-demo",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}`,
+  };
+  const options = { pulumiHome, envVars, pulumiCommand: await PulumiCommand.get({ root: path.dirname(binDir) }) };
+  let stack = await LocalWorkspace.createOrSelectStack({ stackName: STACK, workDir: repoRoot }, options);
+  if (Object.keys(await stack.getAllConfig()).length > 0) {
+    await clearEarlierRun(stack, target);
+    stack = await LocalWorkspace.createOrSelectStack({ stackName: STACK, workDir: repoRoot }, options);
+  }
+  // On a real account, a random suffix keeps the demo's names clear of existing objects.
+  const prefix = target.server ? "demo" : `demo-${randomBytes(2).toString("hex")}`;
+  await stack.setAllConfig({
+    "proxy:apiUrl": { value: target.url },
+    "proxy:apiKey": { value: target.key, secret: true },
+    [`${PROJECT}:prefix`]: { value: prefix },
+    // Allocating an address is charged; on a real API only when asked for.
+    [`${PROJECT}:allocateIp`]: { value: String(Boolean(target.server) || args.withIp) },
+  });
+  say(`stack: ${STACK} of ${PROJECT} (Pulumi.yaml → examples/quickstart), state in ${path.relative(repoRoot, backendDir)}/`);
+  return stack;
+}
+
+function outputsOf(outputs: Record<string, { value: unknown }>): QuickstartOutputs {
+  return Object.fromEntries(Object.entries(outputs).map(([key, output]) => [key, output.value])) as QuickstartOutputs;
+}
+
+async function story(stack: Stack, target: Target, args: DemoArgs): Promise<void> {
+  const engine = { color: "never" as const, onEvent: resourceLines, ...(args.verbose ? { onOutput: (out: string) => process.stdout.write(indent(out)) } : {}) };
+  const client = new ProxyClient({ baseUrl: target.url, apiKey: target.key, userAgent: "pulumi-proxy-demo" });
+
+  let started = step("pulumi up: create the stack's objects");
+  const created = await stack.up(engine);
+  say(`      ${created.summary.resourceChanges?.create ?? 0} created in ${seconds(started)}`);
+  const user = outputsOf(created.outputs).proxyUser;
+  if (!user) throw new DemoError("the stack has no proxyUser output");
+
+  started = step("pulumi preview: nothing to do right after up");
+  const preview = await stack.preview({ color: "never" });
+  const changes = Object.entries(preview.changeSummary).filter(([op]) => op !== "same");
+  if (changes.length > 0) throw new DemoError(`expected no changes, the preview plans ${JSON.stringify(preview.changeSummary)}`);
+  say(`      no changes: ${preview.changeSummary.same ?? 0} resources unchanged (${seconds(started)})`);
+
+  step("out-of-band change through the SDK (what a dashboard or a script would do)");
+  const recordedMonthly = user.limits.monthlyGb;
+  const changedMonthly = (recordedMonthly ?? 100) * 2 + 50;
+  await client.proxyUsers.update(user.id, { limits: { monthly_gb: changedMonthly } });
+  say(`      ${user.username}: monthly limit ${recordedMonthly} GB → ${changedMonthly} GB (PATCH /v1/proxy-users/${user.id})`);
+
+  started = step("pulumi preview --refresh: the drift, property by property");
+  const report = await detectDrift(stack);
+  say(indent(formatDriftTable(report)));
+  const seen = report.drifted.some((drift) => drift.properties.some((property) => property.path === "limits.monthlyGb"));
+  if (!seen) throw new DemoError("expected the drift to name limits.monthlyGb");
+  say(`      (${seconds(started)})`);
+
+  started = step("pulumi up --refresh: converge back to the program");
+  const converged = await stack.up({ ...engine, refresh: true });
+  const restored = (await client.proxyUsers.get(user.id)).limits.monthly_gb;
+  if (restored !== recordedMonthly) throw new DemoError(`expected the monthly limit back at ${recordedMonthly} GB, the API holds ${restored}`);
+  say(`      ${converged.summary.resourceChanges?.update ?? 0} updated; the API holds ${restored} GB/month again (${seconds(started)})`);
+
+  step("summary of the objects (secrets masked)");
+  for (const line of summaryLines(outputsOf(converged.outputs))) say(`      ${line}`);
+}
+
+async function finish(stack: Stack | undefined, target: Target, args: DemoArgs, repoRoot: string, binDir: string): Promise<void> {
+  if (!stack) return;
+  if (args.keep) {
+    say(`\nkept stack ${STACK}: its state is in .pulumi-proxy/demo/backend${target.server ? " (the embedded server stops now, so the next run forgets it)" : ""}`);
+    const demoDir = path.join(repoRoot, ".pulumi-proxy", "demo");
+    const passphrase = process.env.PULUMI_CONFIG_PASSPHRASE ? "" : "PULUMI_CONFIG_PASSPHRASE=pulumi-proxy-demo ";
+    say(`  inspect: cd ${repoRoot} && PULUMI_HOME=${demoDir}/home PULUMI_BACKEND_URL=file://${demoDir}/backend ${passphrase}${binDir}/pulumi stack output --stack ${STACK}`);
+    return;
+  }
+  const started = Date.now();
+  say("\ncleaning up: pulumi destroy");
+  await stack.destroy({ color: "never", onEvent: resourceLines });
+  await stack.workspace.removeStack(STACK);
+  const left = target.server?.control.snapshot();
+  const leftover = left ? left.proxyUsers.length + left.ips.length + left.keys.length - 1 : 0;
+  say(`      stack removed${left ? `; the server holds ${leftover} demo objects` : ""} (${seconds(started)})`);
+}
+
+async function main(): Promise<number> {
+  let args: DemoArgs | "help";
+  try {
+    args = parseDemoArgs(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
+    return 1;
+  }
+  if (args === "help") {
+    say(USAGE);
+    return 0;
+  }
+  const began = Date.now();
+  const repoRoot = findRepoRoot();
+  say("pulumi-proxy demo");
+  const { provisionPulumi, ensureSelfLink } = await loadProvisioning(repoRoot);
+  ensureSelfLink();
+  const cli = await provisionPulumi();
+  say(`Pulumi CLI: v${cli.version} (${cli.source}) in ${cli.binDir}`);
+  const target = await startTarget(args);
+  let stack: Stack | undefined;
+  try {
+    stack = await openStack(repoRoot, cli.binDir, target, args);
+    await story(stack, target, args);
+    await finish(stack, target, args, repoRoot, cli.binDir);
+    say(`\ndone in ${seconds(began)}`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`\ndemo failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    // Leave nothing behind on a real API; an embedded server takes its objects with it.
+    if (stack && !args.keep && !target.server) await finish(stack, target, args, repoRoot, cli.binDir).catch(() => undefined);
+    return 1;
+  } finally {
+    await target.server?.close();
+  }
+}
+
+void main().then(
+  (code) => (process.exitCode = code),
+  (error: unknown) => {
+    process.stderr.write(`demo failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);
