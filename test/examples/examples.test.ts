@@ -5,6 +5,14 @@ import { exampleFixture, exists, expectNothingLeft, stackFileOf, type ExampleFix
 type Output = { value: unknown; secret: boolean };
 const value = <T>(outputs: Record<string, Output>, key: string) => outputs[key]?.value as T;
 
+/**
+ * Quickstart and gitops run with ts-node's type check, as `pulumi up` does for users; the longer
+ * scenarios skip it to save seconds per engine run (`npm test` type-checks every example with tsc).
+ */
+const TRANSPILE_ONLY = { PULUMI_NODEJS_TRANSPILE_ONLY: "true" };
+// Engine runs slow down when other suites share the machine; a scenario has up to six of them.
+const SCENARIO_TIMEOUT = 240_000;
+
 let fixture: ExampleFixture | undefined;
 afterEach(async () => {
   if (!fixture) return;
@@ -34,10 +42,10 @@ describe("examples, each run from its own folder against the reference server", 
     expect((await stack.preview()).changeSummary).toEqual({ same: 4 });
     await stack.destroy();
     expectNothingLeft(fixture);
-  });
+  }, SCENARIO_TIMEOUT);
 
   it("scoped-keys: each key works only within its scopes, and one config change rotates every secret", async () => {
-    fixture = await exampleFixture("scoped-keys", { "scoped-keys:graceHours": "2" });
+    fixture = await exampleFixture("scoped-keys", { "scoped-keys:graceHours": "2" }, TRANSPILE_ONLY);
     const { stack, server } = fixture;
     const first = await stack.up();
     const secrets = value<Record<string, string>>(first.outputs, "secrets");
@@ -68,10 +76,10 @@ describe("examples, each run from its own folder against the reference server", 
     await stack.destroy();
     expectNothingLeft(fixture);
     await expect(dashboards.usage.get({ from: "2025-01-01", to: "2025-01-31" })).rejects.toBeInstanceOf(AuthenticationError);
-  });
+  }, SCENARIO_TIMEOUT);
 
   it("ip-hygiene: a blacklisted address shows up after a refresh, is retired for free, and the ceiling blocks a charged swap", async () => {
-    fixture = await exampleFixture("ip-hygiene");
+    fixture = await exampleFixture("ip-hygiene", {}, TRANSPILE_ONLY);
     const { stack, server } = fixture;
     await stack.up();
     const usIp = (value<Record<string, { ip: string }>>((await stack.outputs()) as Record<string, Output>, "addresses"))["us-new-york"]?.ip as string;
@@ -103,7 +111,7 @@ describe("examples, each run from its own folder against the reference server", 
 
     await stack.destroy();
     expectNothingLeft(fixture);
-  });
+  }, SCENARIO_TIMEOUT);
 
   it("gitops: the team's proxy users and report key come and go with the stack", async () => {
     fixture = await exampleFixture("gitops", { "gitops:prefix": "acme" });
@@ -116,5 +124,5 @@ describe("examples, each run from its own folder against the reference server", 
     expect((await stack.preview({ refresh: true })).changeSummary).toEqual({ same: 4 });
     await stack.destroy();
     expectNothingLeft(fixture);
-  });
+  }, SCENARIO_TIMEOUT);
 });
