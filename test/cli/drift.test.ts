@@ -39,7 +39,7 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
     env = { ...(process.env as Record<string, string>), ...fixture.envVars };
     const up = await fixture.stack.up();
     crawlerId = (up.outputs.team?.value as Record<string, { id: string }>).crawler?.id as string;
-  }, 180_000);
+  });
   afterAll(async () => {
     await fixture?.stack.destroy().catch(() => undefined);
     await fixture?.cleanup();
@@ -51,7 +51,7 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
     expect(result.stderr).toBe("");
     expect(result.stdout).toContain(`No drift in stack ${fixture.stackName}`);
     expect(result.code).toBe(0);
-  }, 120_000);
+  });
 
   it("exits 2 after an out-of-band change, with a table and a JSON report naming the property", async () => {
     await fixture.api.proxyUsers.update(crawlerId, { limits: { monthly_gb: 250 } });
@@ -77,7 +77,7 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
     expect((await fixture.api.proxyUsers.get(crawlerId)).limits.monthly_gb).toBe(400);
     const converged = await runCli(driftArgs(), env);
     expect(converged.code).toBe(0);
-  }, 240_000);
+  });
 
   it("exits 1 with a clear message for an unknown stack, a bad flag, or no Pulumi CLI", async () => {
     const unknown = await runCli(["drift", "--stack", "no-such-stack", "--cwd", fixture.dir], env);
@@ -96,5 +96,5 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
     expect(noCli.code).toBe(1);
     expect(noCli.stderr).toContain("no Pulumi CLI found");
     expect(noCli.stderr).toContain("--pulumi-root");
-  }, 120_000);
+  });
 });

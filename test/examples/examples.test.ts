@@ -10,8 +10,6 @@ const value = <T>(outputs: Record<string, Output>, key: string) => outputs[key]?
  * scenarios skip it to save seconds per engine run (`npm test` type-checks every example with tsc).
  */
 const TRANSPILE_ONLY = { PULUMI_NODEJS_TRANSPILE_ONLY: "true" };
-// Engine runs slow down when other suites share the machine; a scenario has up to six of them.
-const SCENARIO_TIMEOUT = 240_000;
 
 let fixture: ExampleFixture | undefined;
 afterEach(async () => {
@@ -42,7 +40,7 @@ describe("examples, each run from its own folder against the reference server", 
     expect((await stack.preview()).changeSummary).toEqual({ same: 4 });
     await stack.destroy();
     expectNothingLeft(fixture);
-  }, SCENARIO_TIMEOUT);
+  });
 
   it("scoped-keys: each key works only within its scopes, and one config change rotates every secret", async () => {
     fixture = await exampleFixture("scoped-keys", { "scoped-keys:graceHours": "2" }, TRANSPILE_ONLY);
@@ -76,7 +74,7 @@ describe("examples, each run from its own folder against the reference server", 
     await stack.destroy();
     expectNothingLeft(fixture);
     await expect(dashboards.usage.get({ from: "2025-01-01", to: "2025-01-31" })).rejects.toBeInstanceOf(AuthenticationError);
-  }, SCENARIO_TIMEOUT);
+  });
 
   it("ip-hygiene: a blacklisted address shows up after a refresh, is retired for free, and the ceiling blocks a charged swap", async () => {
     fixture = await exampleFixture("ip-hygiene", {}, TRANSPILE_ONLY);
@@ -111,7 +109,7 @@ describe("examples, each run from its own folder against the reference server", 
 
     await stack.destroy();
     expectNothingLeft(fixture);
-  }, SCENARIO_TIMEOUT);
+  });
 
   it("gitops: the team's proxy users and report key come and go with the stack", async () => {
     fixture = await exampleFixture("gitops", { "gitops:prefix": "acme" });
@@ -124,5 +122,5 @@ describe("examples, each run from its own folder against the reference server", 
     expect((await stack.preview({ refresh: true })).changeSummary).toEqual({ same: 4 });
     await stack.destroy();
     expectNothingLeft(fixture);
-  }, SCENARIO_TIMEOUT);
+  });
 });
