@@ -92,7 +92,8 @@ function outputsOf(outputs: Record<string, { value: unknown }>): QuickstartOutpu
 }
 
 async function story(stack: Stack, target: Target, args: DemoArgs): Promise<void> {
-  const engine = { color: "never" as const, onEvent: resourceLines, ...(args.verbose ? { onOutput: (out: string) => process.stdout.write(indent(out)) } : {}) };
+  // Either the engine's own output or one line per resource, not both.
+  const engine = { color: "never" as const, ...(args.verbose ? { onOutput: (out: string) => process.stdout.write(indent(out)) } : { onEvent: resourceLines }) };
   const client = new ProxyClient({ baseUrl: target.url, apiKey: target.key, userAgent: "pulumi-proxy-demo" });
 
   let started = step("pulumi up: create the stack's objects");
