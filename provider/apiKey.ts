@@ -3,6 +3,7 @@ import type { ApiKey as WireApiKey } from "../sdk";
 import { ApiKeyId, CreateApiKeyBody, GRACE_HOURS_DEFAULT, GraceHours, SCOPES, Scopes, Timestamp } from "../sdk/schemas";
 import type { Scope } from "../sdk/schemas";
 import { apiClient } from "./config";
+import { readBack, readsFor } from "./reads";
 import { CheckFailures, diffResult, explain, isUnknown, PartialFailure, same, unlessGone } from "./shared";
 import stubs from "./stubs/apiKey";
 
@@ -126,14 +127,14 @@ export const apiKeyHandler = {
       .catch((error) => Promise.reject(explain(label(inputs.name), "create it", error)));
     const fromCreate = toState(created, inputs, created.secret);
     try {
-      return { id: created.id, outs: toState(await client.keys.get(created.id), inputs, created.secret) };
+      return { id: created.id, outs: toState(await readBack(readsFor(client).apiKey, created.id), inputs, created.secret) };
     } catch (error) {
       throw new PartialFailure(explain(label(inputs.name), "read it back after creating it", error).message, created.id, { ...fromCreate });
     }
   },
 
   async read(id: string, olds: Partial<State>): Promise<pulumi.dynamic.ReadResult<State>> {
-    const key = await unlessGone(() => apiClient().keys.get(id));
+    const key = await readsFor(apiClient()).apiKey.read(id);
     if (!key) return {};
     const inputs = { ...(olds as State), graceHours: olds.graceHours ?? GRACE_HOURS_DEFAULT };
     return { id, props: toState(key, inputs, olds.secret) };

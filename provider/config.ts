@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { ProxyClient } from "../sdk";
+import { noteRequestSent } from "./reads";
 
 /**
  * Credentials live only in the provider process: `configure` receives the stack config there, and
@@ -34,7 +35,9 @@ export function apiClient(): ProxyClient {
   }
   const identity = `${apiUrl}\u0000${apiKey}`;
   if (!client || clientFor !== identity) {
-    client = new ProxyClient({ baseUrl: apiUrl, apiKey, userAgent: "pulumi-proxy-provider" });
+    // The hook tells coalesced reads when a list page actually went out (see reads.ts).
+    const created: ProxyClient = new ProxyClient({ baseUrl: apiUrl, apiKey, userAgent: "pulumi-proxy-provider", logger: (event) => noteRequestSent(created, event) });
+    client = created;
     clientFor = identity;
   }
   return client;

@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { ConflictError, type IpAllocation as WireAllocation } from "../sdk";
 import { CityName, CountryCode, IpPathSegment, IpProduct, ReplaceIpBody } from "../sdk/schemas";
 import { apiClient } from "./config";
+import { readBack, readsFor } from "./reads";
 import { CheckFailures, diffResult, explain, isUnknown, PartialFailure, unlessGone } from "./shared";
 import stubs from "./stubs/ipAllocation";
 
@@ -134,14 +135,14 @@ export const ipAllocationHandler = {
       .catch((error) => Promise.reject(explain(label(inputs), "allocate it", error)));
     const fromCreate = toState(allocated, inputs, {});
     try {
-      return { id: allocated.id, outs: toState(await client.ips.get(allocated.id), inputs, {}) };
+      return { id: allocated.id, outs: toState(await readBack(readsFor(client).ipAllocation, allocated.id), inputs, {}) };
     } catch (error) {
       throw new PartialFailure(explain(label(allocated), "read it back after allocating it", error).message, allocated.id, { ...fromCreate });
     }
   },
 
   async read(id: string, olds: Partial<State>): Promise<pulumi.dynamic.ReadResult<State>> {
-    const allocation = await unlessGone(() => apiClient().ips.get(id));
+    const allocation = await readsFor(apiClient()).ipAllocation.read(id);
     return allocation ? { id, props: toState(allocation, inputsOf(olds), olds) } : {};
   },
 

@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ProxyUser as WireProxyUser } from "../sdk";
 import { Gigabytes, LimitsInput, ProxyUserId, ProxyUserName } from "../sdk/schemas";
 import { apiClient } from "./config";
+import { readBack, readsFor } from "./reads";
 import { CheckFailures, diffResult, explain, isUnknown, PartialFailure, same, unlessGone } from "./shared";
 import stubs from "./stubs/proxyUser";
 
@@ -139,7 +140,7 @@ export const proxyUserHandler = {
       .catch((error) => Promise.reject(explain(label(inputs.name), "create it", error)));
     const fromCreate = toState(created, inputs, { password: created.password }, false);
     try {
-      const reread = await client.proxyUsers.get(created.id);
+      const reread = await readBack(readsFor(client).proxyUser, created.id);
       return { id: created.id, outs: toState(reread, inputs, fromCreate, false) };
     } catch (error) {
       throw new PartialFailure(explain(label(inputs.name), "read it back after creating it", error).message, created.id, { ...fromCreate });
@@ -148,7 +149,7 @@ export const proxyUserHandler = {
 
   async read(id: string, oldProps: Partial<State>): Promise<pulumi.dynamic.ReadResult<State>> {
     const olds = normalizeState(oldProps);
-    const user = await unlessGone(() => apiClient().proxyUsers.get(id));
+    const user = await readsFor(apiClient()).proxyUser.read(id);
     if (!user) return {};
     const disabledOutOfBand = !user.enabled && (olds.enabled || olds.disabledOutOfBand);
     return { id, props: toState(user, olds, olds, disabledOutOfBand) };

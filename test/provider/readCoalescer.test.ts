@@ -1,0 +1,144 @@
+import { describe, expect, it, vi } from "vitest";
+import { ReadCoalescer } from "../../provider/reads";
+import type { Page } from "../../sdk";
+import { errorFromResponse } from "../../sdk/core/errors";
+
+interface Item {
+  id: string;
+  version: number;
+}
+
+/**
+ * A list endpoint as the API has it: creation order, 200 per page, cursors that point after an item.
+ * A page is "sent" when `send` lets it: the coalescer hears of it as it would from the transport, and
+ * the page shows the objects as they are at that moment.
+ */
+class FakeCollection {
+  readonly records = new Map<string, { seq: number; version: number }>();
+  readonly calls = { pages: 0, gets: 0 };
+  failPages = false;
+  readonly failGets = new Set<string>();
+  #seq = 0;
+  #held: (() => void)[] = [];
+  holdPages = false;
+  readonly coalescer = new ReadCoalescer<Item>({ page: (cursor) => this.#page(cursor), get: (id) => this.#get(id) });
+
+  create(count: number): string[] {
+    return Array.from({ length: count }, () => {
+      const id = `pu_${String(++this.#seq).padStart(6, "0")}`;
+      this.records.set(id, { seq: this.#seq, version: 1 });
+      return id;
+    });
+  }
+
+  /** Sends the pages held so far. */
+  send(): void {
+    for (const release of this.#held.splice(0)) release();
+  }
+
+  get waitingPages(): number {
+    return this.#held.length;
+  }
+
+  async #page(cursor: string | undefined): Promise<Page<Item>> {
+    this.calls.pages += 1;
+    if (this.holdPages) await new Promise<void>((resolve) => this.#held.push(resolve));
+    this.coalescer.pageSent();
+    if (this.failPages) throw new Error("503 from the list");
+    const after = cursor === undefined ? 0 : Number(cursor);
+    const live = [...this.records.entries()].filter(([, record]) => record.seq > after);
+    const items = live.slice(0, 200).map(([id, record]) => ({ id, version: record.version }));
+    const more = live.length > 200;
+    return { items, nextCursor: more ? String(this.records.get(items[items.length - 1]!.id)!.seq) : null };
+  }
+
+  async #get(id: string): Promise<Item> {
+    this.calls.gets += 1;
+    if (this.failGets.has(id)) throw new Error(`connection reset reading ${id}`);
+    const record = this.records.get(id);
+    if (!record) {
+      const text = JSON.stringify({ error: { code: "not_found", message: "No such proxy user.", request_id: "req_1" } });
+      throw errorFromResponse({ method: "GET", path: `/v1/proxy-users/${id}`, status: 404, text, requestId: "req_1", retryAfterSeconds: undefined });
+    }
+    return { id, version: record.version };
+  }
+}
+
+describe("coalesced reads", () => {
+  it("answer a burst of reads with one walk of the list", async () => {
+    const api = new FakeCollection();
+    const ids = api.create(450);
+    const found = await Promise.all(ids.map((id) => api.coalescer.read(id)));
+    expect(found.map((item) => item?.id)).toEqual(ids);
+    expect(api.calls).toEqual({ pages: 3, gets: 0 });
+  });
+
+  it("make a lone read one GET", async () => {
+    const api = new FakeCollection();
+    const [id] = api.create(300);
+    expect(await api.coalescer.read(id!)).toEqual({ id, version: 1 });
+    expect(api.calls).toEqual({ pages: 0, gets: 1 });
+  });
+
+  it("never answer a read from a page sent before the read was requested", async () => {
+    const api = new FakeCollection();
+    const [first, second, changed] = api.create(3);
+    api.holdPages = true;
+    const early = Promise.all([api.coalescer.read(first!), api.coalescer.read(second!)]);
+    await vi.waitFor(() => expect(api.waitingPages).toBe(1));
+    api.send();
+    await early;
+    // The page has gone out. A change made now, and a read requested after it, need a newer page.
+    api.records.get(changed!)!.version = 2;
+    api.holdPages = false;
+    expect(await api.coalescer.read(changed!)).toEqual({ id: changed, version: 2 });
+  });
+
+  it("let a read requested while the page still waits to be sent ride on it", async () => {
+    const api = new FakeCollection();
+    const ids = api.create(5);
+    api.holdPages = true;
+    const early = Promise.all(ids.slice(0, 2).map((id) => api.coalescer.read(id)));
+    await vi.waitFor(() => expect(api.waitingPages).toBe(1));
+    api.records.get(ids[4]!)!.version = 7;
+    const late = api.coalescer.read(ids[4]!);
+    api.send();
+    expect(await late).toEqual({ id: ids[4], version: 7 });
+    await early;
+    expect(api.calls).toEqual({ pages: 1, gets: 0 });
+  });
+
+  it("report an object deleted out of band as gone, after a GET confirms what the walk did not show", async () => {
+    const api = new FakeCollection();
+    const ids = api.create(20);
+    api.records.delete(ids[3]!);
+    api.records.delete(ids[17]!);
+    const found = await Promise.all(ids.map((id) => api.coalescer.read(id)));
+    expect(found.filter((item) => item === undefined)).toHaveLength(2);
+    expect(found[3]).toBeUndefined();
+    expect(found[17]).toBeUndefined();
+    expect(api.calls).toEqual({ pages: 1, gets: 2 });
+  });
+
+  it("find objects created after a walk on the tail of the list, the way create re-reads them", async () => {
+    const api = new FakeCollection();
+    await Promise.all(api.create(450).map((id) => api.coalescer.read(id)));
+    const created = api.create(30);
+    const found = await Promise.all(created.map((id) => api.coalescer.read(id)));
+    expect(found.map((item) => item?.id)).toEqual(created);
+    expect(api.calls).toEqual({ pages: 4, gets: 0 });
+  });
+
+  it("fall back to one GET per read when a page fails, each read failing on its own", async () => {
+    const api = new FakeCollection();
+    const ids = api.create(10);
+    api.records.delete(ids[0]!);
+    api.failPages = true;
+    api.failGets.add(ids[1]!);
+    const found = await Promise.allSettled(ids.map((id) => api.coalescer.read(id)));
+    expect(found[0]).toEqual({ status: "fulfilled", value: undefined });
+    expect(found[1]).toMatchObject({ status: "rejected", reason: { message: `connection reset reading ${ids[1]}` } });
+    expect(found.slice(2).map((result) => result.status === "fulfilled" && result.value?.id)).toEqual(ids.slice(2));
+    expect(api.calls).toEqual({ pages: 1, gets: 10 });
+  });
+});
