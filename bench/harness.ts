@@ -1,0 +1,159 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { LocalWorkspace, PulumiCommand, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
+import type { Clock } from "../test/server";
+
+/**
+ * What the stack benchmarks need around the Automation API: the pinned CLI, isolated stacks, a
+ * server clock whose rate-limit window opens with each measured phase, and the peak memory of the
+ * dynamic-provider process.
+ */
+
+export const REPO_ROOT = path.resolve(__dirname, "..", "..");
+/** Kept apart from the tests' `.pulumi-proxy/stacks`: see install.ts. */
+export const BENCH_ROOT = path.join(REPO_ROOT, ".pulumi-proxy", "bench");
+export const STACKS_DIR = path.join(BENCH_ROOT, "stacks");
+
+/** Provisions (or finds) the pinned CLI; its folder must come first on PATH for every run. */
+export async function pulumiBinDir(): Promise<string> {
+  const script = pathToFileURL(path.join(REPO_ROOT, "scripts", "provision-pulumi.mjs")).href;
+  const { provisionPulumi } = (await import(script)) as { provisionPulumi(): Promise<{ binDir: string }> };
+  return (await provisionPulumi()).binDir;
+}
+
+export interface BenchStack {
+  stack: Stack;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * An inline-program stack with its own Pulumi home and file backend. Its work folder sits below the
+ * bench's node_modules, so the dynamic-provider process resolves `pulumi-proxy` there, as a user's does.
+ */
+export async function createBenchStack(binDir: string, program: PulumiFn, config: Record<string, { value: string; secret?: boolean }> = {}): Promise<BenchStack> {
+  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-bench-"));
+  const backendDir = path.join(tempDir, "backend");
+  const pulumiHome = path.join(tempDir, "home");
+  fs.mkdirSync(backendDir);
+  fs.mkdirSync(pulumiHome);
+  const envVars = {
+    PULUMI_CONFIG_PASSPHRASE: "bench-passphrase",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_BACKEND_URL: `file://${backendDir}`,
+    PULUMI_HOME: pulumiHome,
+    PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}`,
+  };
+  const stackName = `b${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
+  const workDir = path.join(STACKS_DIR, stackName);
+  fs.mkdirSync(workDir, { recursive: true });
+  const projectName = "pulumi-proxy-bench";
+  const stack = await LocalWorkspace.createStack(
+    { stackName, projectName, program },
+    {
+      workDir,
+      pulumiHome,
+      envVars,
+      pulumiCommand: await PulumiCommand.get({ root: path.dirname(binDir) }),
+      projectSettings: { name: projectName, runtime: "nodejs", backend: { url: envVars.PULUMI_BACKEND_URL } },
+    },
+  );
+  for (const [key, entry] of Object.entries(config)) await stack.setConfig(key, entry);
+  return {
+    stack,
+    async cleanup() {
+      await stack.workspace.removeStack(stackName, { force: true }).catch(() => undefined);
+      fs.rmSync(tempDir, { recursive: true, force: true });
+      fs.rmSync(workDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The server's clock, which only ever moves forward. The service's windows are fixed minutes, so
+ * where in a minute a phase starts changes how much budget it finds; after `openWindowOnNextRequest`
+ * the next request the server handles lands at the first millisecond of a fresh window. Each phase
+ * then meets the steady limit of 600 a minute (the N/10 s floor), never leftovers of an earlier phase.
+ */
+export class WindowClock implements Clock {
+  #offset = 0;
+  #armed = false;
+
+  now(): number {
+    const now = Date.now() + this.#offset;
+    if (!this.#armed) return now;
+    this.#armed = false;
+    this.#offset += 60_000 - (now % 60_000);
+    return Date.now() + this.#offset;
+  }
+
+  openWindowOnNextRequest(): void {
+    this.#armed = true;
+  }
+}
+
+/** Peak resident memory (VmHWM) of dynamic-provider processes started below this process. */
+export class ProviderMemory {
+  #peakKb = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  start(): void {
+    this.#peakKb = 0;
+    this.#timer = setInterval(() => this.#sample(), 200);
+  }
+
+  /** Peak in MiB since `start`; 0 if no provider process was seen. */
+  stop(): number {
+    this.#sample();
+    clearInterval(this.#timer);
+    return Math.round(this.#peakKb / 1024);
+  }
+
+  #sample(): void {
+    for (const pid of descendantsOf(process.pid)) {
+      const cmdline = readProc(pid, "cmdline").replace(/\0/g, " ");
+      if (!cmdline.includes("cmd/dynamic-provider")) continue;
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(readProc(pid, "status"))?.[1];
+      if (hwm) this.#peakKb = Math.max(this.#peakKb, Number(hwm));
+    }
+  }
+}
+
+function readProc(pid: number, file: string): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/${file}`, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** Other work may run on the machine; only processes descending from the benchmark count. */
+function descendantsOf(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    // The command name may hold spaces and parentheses; the fields after the last ")" do not.
+    const stat = readProc(Number(entry), "stat");
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (!Number.isFinite(ppid)) continue;
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  const stack = [root];
+  while (stack.length > 0) {
+    for (const child of children.get(stack.pop()!) ?? []) {
+      found.push(child);
+      stack.push(child);
+    }
+  }
+  return found;
+}
+
+/** Seconds of wall time of `work`, with its result. */
+export async function timed<T>(work: () => Promise<T>): Promise<{ seconds: number; result: T }> {
+  const started = performance.now();
+  const result = await work();
+  return { seconds: (performance.now() - started) / 1000, result };
+}

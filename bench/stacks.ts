@@ -1,0 +1,175 @@
+import type { Stack } from "@pulumi/pulumi/automation";
+import { startReferenceServer, type ReferenceServer, type Stats } from "../test/server";
+import { createBenchStack, ProviderMemory, timed, WindowClock } from "./harness";
+import type { Installed } from "./install";
+import { noopProgram, realProgram, resourceCount, type StackShape } from "./programs";
+
+/**
+ * One stack shape through up, preview, refresh and destroy against the reference server at its real
+ * limit, next to the same stack behind a no-op provider (the engine floor).
+ */
+
+export const RATE_LIMIT_PER_MINUTE = 600;
+
+export interface Measured {
+  seconds: number;
+  requests: number;
+  rateLimited: number;
+  /** Requests by route, e.g. "POST /v1/proxy-users". */
+  byRoute: Record<string, number>;
+  /** Peak VmHWM of the dynamic-provider process, MiB. */
+  providerMb: number;
+  /** Seconds from the start of the phase to its first and to its last API request. */
+  firstRequest: number;
+  lastRequest: number;
+}
+
+/** Engine parallelism: `writes` for up, preview and destroy; `refresh` for refresh. */
+export interface Parallel {
+  writes: number;
+  refresh: number;
+}
+
+export interface StackFigures {
+  shape: StackShape;
+  resources: number;
+  parallel: Parallel;
+  engineFloor: { up: number; refresh: number; destroy: number };
+  /** Seconds the key's budget needs for one request per resource: N / (600/min). */
+  rateFloor: number;
+  up: Measured;
+  previewRequests: number;
+  refresh: Measured;
+  destroy: Measured;
+  state: { bytesPerResource: number; providerChars: number; noopBytesPerResource: number; noopProviderChars: number };
+}
+
+function log(message: string): void {
+  process.stdout.write(`  ${message}\n`);
+}
+
+function describe(m: Measured): string {
+  const span = `requests from ${m.firstRequest.toFixed(1)} s to ${m.lastRequest.toFixed(1)} s`;
+  return `${m.seconds.toFixed(1)} s, ${m.requests} requests (${span}), ${m.rateLimited} 429s, provider ${m.providerMb} MiB ${JSON.stringify(m.byRoute)}`;
+}
+
+function summarize(stats: Stats): Pick<Measured, "requests" | "rateLimited" | "byRoute"> {
+  return { requests: stats.requests, rateLimited: stats.rateLimited, byRoute: stats.byRoute };
+}
+
+/** Exported deployment size per resource, and the serialized provider one resource carries. */
+async function stateFigures(stack: Stack, resources: number): Promise<{ bytesPerResource: number; providerChars: number }> {
+  const deployment = (await stack.exportStack()).deployment as { resources?: { type: string; outputs?: Record<string, unknown> }[] };
+  const bytes = Buffer.byteLength(JSON.stringify(deployment));
+  const dynamic = deployment.resources?.find((resource) => typeof resource.outputs?.__provider === "string");
+  return { bytesPerResource: Math.round(bytes / resources), providerChars: String(dynamic?.outputs?.__provider ?? "").length };
+}
+
+async function engineFloor(binDir: string, installed: Installed, shape: StackShape, parallel: Parallel) {
+  const harness = await createBenchStack(binDir, noopProgram(installed, shape));
+  try {
+    const up = await timed(() => harness.stack.up({ parallel: parallel.writes }));
+    const refresh = await timed(() => harness.stack.refresh({ parallel: parallel.refresh }));
+    const state = await stateFigures(harness.stack, resourceCount(shape));
+    const destroy = await timed(() => harness.stack.destroy({ parallel: parallel.writes }));
+    return { floor: { up: up.seconds, refresh: refresh.seconds, destroy: destroy.seconds }, state };
+  } finally {
+    await harness.cleanup();
+  }
+}
+
+/** When the server saw requests: the server's log hook calls `seen` once per request. */
+class RequestSpan {
+  #started = 0;
+  #first = NaN;
+  #last = NaN;
+
+  start(): void {
+    this.#started = performance.now();
+    this.#first = this.#last = NaN;
+  }
+
+  seen = (): void => {
+    const at = (performance.now() - this.#started) / 1000;
+    if (Number.isNaN(this.#first)) this.#first = at;
+    this.#last = at;
+  };
+
+  get figures() {
+    return { firstRequest: this.#first, lastRequest: this.#last };
+  }
+}
+
+/** Runs `work` as a measured phase: fresh stats, a fresh rate-limit window, provider memory sampled. */
+async function phase(server: ReferenceServer, clock: WindowClock, span: RequestSpan, work: () => Promise<unknown>): Promise<Measured> {
+  server.resetStats();
+  clock.openWindowOnNextRequest();
+  span.start();
+  const memory = new ProviderMemory();
+  memory.start();
+  try {
+    const { seconds } = await timed(work);
+    return { seconds, ...summarize(server.stats()), providerMb: memory.stop(), ...span.figures };
+  } catch (error) {
+    memory.stop();
+    throw error;
+  }
+}
+
+export async function benchStack(binDir: string, installed: Installed, shape: StackShape, parallel: Parallel): Promise<StackFigures> {
+  const resources = resourceCount(shape);
+  log(`${shape.label}: ${resources} resources, parallel ${parallel.writes} (refresh ${parallel.refresh})`);
+  const noop = await engineFloor(binDir, installed, shape, parallel);
+  log(`engine floor (no-op provider): up ${noop.floor.up.toFixed(1)} s, refresh ${noop.floor.refresh.toFixed(1)} s, destroy ${noop.floor.destroy.toFixed(1)} s`);
+
+  const clock = new WindowClock();
+  const span = new RequestSpan();
+  const server = await startReferenceServer({ rateLimitPerMinute: RATE_LIMIT_PER_MINUTE, clock, balanceCents: 100_000_000, log: span.seen });
+  const harness = await createBenchStack(binDir, realProgram(installed, shape), {
+    "proxy:apiUrl": { value: server.url },
+    "proxy:apiKey": { value: server.rootKey, secret: true },
+  });
+  try {
+    const { stack } = harness;
+    const up = await phase(server, clock, span, async () => {
+      const result = await stack.up({ parallel: parallel.writes });
+      if (result.summary.resourceChanges?.create !== resources + 1) throw new Error(`up created ${JSON.stringify(result.summary.resourceChanges)}`);
+    });
+    log(`up       ${describe(up)}`);
+
+    server.resetStats();
+    const preview = await stack.preview({ parallel: parallel.writes });
+    if (preview.changeSummary.same !== resources + 1) throw new Error(`preview planned ${JSON.stringify(preview.changeSummary)}`);
+    const previewRequests = server.stats().requests;
+    log(`preview  ${previewRequests} requests`);
+
+    const refresh = await phase(server, clock, span, async () => {
+      const result = await stack.refresh({ parallel: parallel.refresh });
+      const changes = result.summary.resourceChanges ?? {};
+      if (Object.keys(changes).some((kind) => kind !== "same")) throw new Error(`refresh found drift: ${JSON.stringify(changes)}`);
+    });
+    log(`refresh  ${describe(refresh)}`);
+
+    const state = await stateFigures(stack, resources);
+    const destroy = await phase(server, clock, span, () => stack.destroy({ parallel: parallel.writes }));
+    const left = server.control.snapshot();
+    if (left.proxyUsers.length + left.ips.length + left.keys.length !== 1) throw new Error("destroy left objects behind");
+    log(`destroy  ${describe(destroy)}`);
+
+    return {
+      shape,
+      resources,
+      parallel,
+      engineFloor: noop.floor,
+      rateFloor: resources / (RATE_LIMIT_PER_MINUTE / 60),
+      up,
+      previewRequests,
+      refresh,
+      destroy,
+      state: { ...state, noopBytesPerResource: noop.state.bytesPerResource, noopProviderChars: noop.state.providerChars },
+    };
+  } finally {
+    await harness.cleanup();
+    await server.close();
+  }
+}
