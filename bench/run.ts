@@ -44,21 +44,26 @@ function refreshGoal(figures: StackFigures): number {
 }
 
 function table(results: StackFigures[]): string {
-  const rows = [
-    "| stack | parallel (writes/refresh) | up s | up req | up 429 | engine floor up s | rate floor s | up ratio | preview req | refresh s | refresh req (goal ≈) | engine floor refresh s | destroy s | destroy req | engine floor destroy s | destroy ratio | state B/res | __provider chars | provider peak MiB |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+  const timing = [
+    "| stack | parallel (writes/refresh) | up s | engine floor s | rate floor s | up ratio | up requests (429s) | preview requests | refresh s | engine floor s | refresh requests (goal) | destroy s | engine floor s | destroy ratio | destroy requests (429s) |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ];
+  const footprint = ["| stack | state bytes/resource | `__provider` chars | provider peak MiB |", "|---|---|---|---|"];
   for (const r of results) {
     const upRatio = r.up.seconds / Math.max(r.engineFloor.up, r.rateFloor);
     const destroyRatio = r.destroy.seconds / Math.max(r.engineFloor.destroy, r.rateFloor);
-    rows.push(
-      `| ${r.shape.label} (${r.resources}) | ${r.parallel.writes}/${r.parallel.refresh} | ${fixed(r.up.seconds)} | ${r.up.requests} | ${r.up.rateLimited} | ${fixed(r.engineFloor.up)} | ${fixed(r.rateFloor)} | ${fixed(upRatio, 2)} ` +
-        `| ${r.previewRequests} | ${fixed(r.refresh.seconds)} | ${r.refresh.requests} (${refreshGoal(r)}+c) | ${fixed(r.engineFloor.refresh)} ` +
-        `| ${fixed(r.destroy.seconds)} | ${r.destroy.requests} | ${fixed(r.engineFloor.destroy)} | ${fixed(destroyRatio, 2)} ` +
-        `| ${r.state.bytesPerResource} (no-op ${r.state.noopBytesPerResource}) | ${r.state.providerChars} (no-op ${r.state.noopProviderChars}) | ${Math.max(r.up.providerMb, r.refresh.providerMb, r.destroy.providerMb)} |`,
+    const label = `${r.shape.label} (${r.resources})`;
+    timing.push(
+      `| ${label} | ${r.parallel.writes}/${r.parallel.refresh} | ${fixed(r.up.seconds)} | ${fixed(r.engineFloor.up)} | ${fixed(r.rateFloor)} | ${fixed(upRatio, 2)} | ${r.up.requests} (${r.up.rateLimited}) ` +
+        `| ${r.previewRequests} | ${fixed(r.refresh.seconds)} | ${fixed(r.engineFloor.refresh)} | ${r.refresh.requests} (${refreshGoal(r)} + c) ` +
+        `| ${fixed(r.destroy.seconds)} | ${fixed(r.engineFloor.destroy)} | ${fixed(destroyRatio, 2)} | ${r.destroy.requests} (${r.destroy.rateLimited}) |`,
+    );
+    const peak = Math.max(r.up.providerMb, r.refresh.providerMb, r.destroy.providerMb);
+    footprint.push(
+      `| ${label} | ${r.state.bytesPerResource} (no-op ${r.state.noopBytesPerResource}) | ${r.state.providerChars} (no-op ${r.state.noopProviderChars}) | ${peak} (no-op ${r.noopProviderMb}) |`,
     );
   }
-  return rows.join("\n");
+  return `${timing.join("\n")}\n\n${footprint.join("\n")}`;
 }
 
 function machine(binDir: string): string {
@@ -67,15 +72,26 @@ function machine(binDir: string): string {
   return `${new Date().toISOString().slice(0, 10)}: ${os.availableParallelism()} cores, ${memGb} GiB, node ${process.version}, pulumi ${pulumi}, load average at start ${os.loadavg()[0]!.toFixed(1)}`;
 }
 
+/** A case that breaks is reported and the run goes on; the exit code then says something broke. */
+async function reportFailure<T>(work: Promise<T>): Promise<T | undefined> {
+  try {
+    return await work;
+  } catch (error) {
+    console.error(error);
+    process.exitCode = 1;
+    return undefined;
+  }
+}
+
 async function main(): Promise<void> {
   const stacksOnly = process.argv.includes("stacks");
   const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
   const started = performance.now();
   if (!stacksOnly) {
     console.log("== reference server ==");
-    await benchServer();
+    await reportFailure(benchServer());
     console.log("\n== SDK against the rate limit ==");
-    await benchSdk();
+    await reportFailure(benchSdk());
   }
   console.log(`\n== stacks against 600/min (engine parallel ${PARALLEL.writes} for up and destroy, ${PARALLEL.refresh} for refresh, unless noted) ==`);
   const binDir = await pulumiBinDir();
@@ -84,7 +100,8 @@ async function main(): Promise<void> {
   const results: StackFigures[] = [];
   for (const { shape, parallel } of CASES) {
     if (only && shape.label !== only) continue;
-    results.push(await benchStack(binDir, installed, shape, parallel));
+    const figures = await reportFailure(benchStack(binDir, installed, shape, parallel));
+    if (figures) results.push(figures);
   }
   console.log(`\n${table(results)}`);
   console.log(`\nratio = wall time / max(engine floor, rate floor); rate floor = resources / 10 s. Total ${fixed((performance.now() - started) / 60_000)} min.`);

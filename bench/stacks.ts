@@ -42,6 +42,8 @@ export interface StackFigures {
   refresh: Measured;
   destroy: Measured;
   state: { bytesPerResource: number; providerChars: number; noopBytesPerResource: number; noopProviderChars: number };
+  /** Peak VmHWM of the no-op provider's process during its up, MiB: what the provider host costs by itself. */
+  noopProviderMb: number;
 }
 
 function log(message: string): void {
@@ -68,11 +70,14 @@ async function stateFigures(stack: Stack, resources: number): Promise<{ bytesPer
 async function engineFloor(binDir: string, installed: Installed, shape: StackShape, parallel: Parallel) {
   const harness = await createBenchStack(binDir, noopProgram(installed, shape));
   try {
+    const memory = new ProviderMemory();
+    memory.start();
     const up = await timed(() => harness.stack.up({ parallel: parallel.writes }));
+    const providerMb = memory.stop();
     const refresh = await timed(() => harness.stack.refresh({ parallel: parallel.refresh }));
     const state = await stateFigures(harness.stack, resourceCount(shape));
     const destroy = await timed(() => harness.stack.destroy({ parallel: parallel.writes }));
-    return { floor: { up: up.seconds, refresh: refresh.seconds, destroy: destroy.seconds }, state };
+    return { floor: { up: up.seconds, refresh: refresh.seconds, destroy: destroy.seconds }, state, providerMb };
   } finally {
     await harness.cleanup();
   }
@@ -120,7 +125,7 @@ export async function benchStack(binDir: string, installed: Installed, shape: St
   const resources = resourceCount(shape);
   log(`${shape.label}: ${resources} resources, parallel ${parallel.writes} (refresh ${parallel.refresh})`);
   const noop = await engineFloor(binDir, installed, shape, parallel);
-  log(`engine floor (no-op provider): up ${noop.floor.up.toFixed(1)} s, refresh ${noop.floor.refresh.toFixed(1)} s, destroy ${noop.floor.destroy.toFixed(1)} s`);
+  log(`engine floor (no-op provider): up ${noop.floor.up.toFixed(1)} s, refresh ${noop.floor.refresh.toFixed(1)} s, destroy ${noop.floor.destroy.toFixed(1)} s, provider ${noop.providerMb} MiB`);
 
   const clock = new WindowClock();
   const span = new RequestSpan();
@@ -167,6 +172,7 @@ export async function benchStack(binDir: string, installed: Installed, shape: St
       refresh,
       destroy,
       state: { ...state, noopBytesPerResource: noop.state.bytesPerResource, noopProviderChars: noop.state.providerChars },
+      noopProviderMb: noop.providerMb,
     };
   } finally {
     await harness.cleanup();
