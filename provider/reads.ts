@@ -164,6 +164,8 @@ export class ReadCoalescer<T extends { id: string }> {
       await this.#getEach(left.filter((waiter) => waiter.ticket <= pass.firstMark));
     } catch {
       // A failed page: walking is only an optimisation, so each read makes (and reports) its own GET.
+      // The tail cursor may be what failed (one the API no longer honours): start over from the top.
+      this.#tailCursor = undefined;
       await this.#getEach(open.take());
     }
   }

@@ -17,6 +17,8 @@ class FakeCollection {
   readonly records = new Map<string, { seq: number; version: number }>();
   readonly calls = { pages: 0, gets: 0 };
   failPages = false;
+  /** Cursors carry the epoch they were issued in; `expireCursors` makes every earlier one unusable. */
+  #epoch = 0;
   readonly failGets = new Set<string>();
   #seq = 0;
   #held: (() => void)[] = [];
@@ -29,6 +31,10 @@ class FakeCollection {
       this.records.set(id, { seq: this.#seq, version: 1 });
       return id;
     });
+  }
+
+  expireCursors(): void {
+    this.#epoch += 1;
   }
 
   /** Sends the pages held so far. */
@@ -45,11 +51,13 @@ class FakeCollection {
     if (this.holdPages) await new Promise<void>((resolve) => this.#held.push(resolve));
     this.coalescer.pageSent();
     if (this.failPages) throw new Error("503 from the list");
-    const after = cursor === undefined ? 0 : Number(cursor);
+    const [seq, epoch] = (cursor ?? `0.${this.#epoch}`).split(".").map(Number);
+    if (epoch !== this.#epoch) throw new Error("400: cursor has expired");
+    const after = seq!;
     const live = [...this.records.entries()].filter(([, record]) => record.seq > after);
     const items = live.slice(0, 200).map(([id, record]) => ({ id, version: record.version }));
     const more = live.length > 200;
-    return { items, nextCursor: more ? String(this.records.get(items[items.length - 1]!.id)!.seq) : null };
+    return { items, nextCursor: more ? `${this.records.get(items[items.length - 1]!.id)!.seq}.${this.#epoch}` : null };
   }
 
   async #get(id: string): Promise<Item> {
@@ -140,5 +148,17 @@ describe("coalesced reads", () => {
     expect(found[1]).toMatchObject({ status: "rejected", reason: { message: `connection reset reading ${ids[1]}` } });
     expect(found.slice(2).map((result) => result.status === "fulfilled" && result.value?.id)).toEqual(ids.slice(2));
     expect(api.calls).toEqual({ pages: 1, gets: 10 });
+  });
+
+  it("drop a tail cursor the API no longer honours, answering by GETs and then by walks from the start", async () => {
+    const api = new FakeCollection();
+    await Promise.all(api.create(450).map((id) => api.coalescer.read(id)));
+    api.expireCursors();
+    const first = api.create(5);
+    expect((await Promise.all(first.map((id) => api.coalescer.read(id)))).map((item) => item?.id)).toEqual(first);
+    expect(api.calls).toEqual({ pages: 4, gets: 5 });
+    const second = api.create(5);
+    expect((await Promise.all(second.map((id) => api.coalescer.read(id)))).map((item) => item?.id)).toEqual(second);
+    expect(api.calls).toEqual({ pages: 7, gets: 5 });
   });
 });
