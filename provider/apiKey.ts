@@ -4,7 +4,7 @@ import { ApiKeyId, CreateApiKeyBody, GRACE_HOURS_DEFAULT, GraceHours, SCOPES, Sc
 import type { Scope } from "../sdk/schemas";
 import { apiClient } from "./config";
 import { readBack, readsFor } from "./reads";
-import { CheckFailures, diffResult, explain, isUnknown, PartialFailure, same, unlessGone } from "./shared";
+import { CheckFailures, diffResult, explain, explained, isUnknown, PartialFailure, same, unlessGone } from "./shared";
 import stubs from "./stubs/apiKey";
 
 export interface ApiKeyArgs {
@@ -114,7 +114,7 @@ export const apiKeyHandler = {
   async create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<State>> {
     const client = apiClient();
     if (inputs.adoptId) {
-      const existing = await client.keys.get(inputs.adoptId).catch((error) => Promise.reject(explain(label(inputs.name), `adopt ${inputs.adoptId}`, error)));
+      const existing = await explained(label(inputs.name), `adopt ${inputs.adoptId}`, client.keys.get(inputs.adoptId));
       if (existing.name !== inputs.name || !same(canonicalScopes(existing.scopes), inputs.scopes)) {
         throw new Error(
           `${label(inputs.name)}: adoptId ${inputs.adoptId} is the key "${existing.name}" with scopes ${existing.scopes.join(", ")}. Set name and scopes to match it to adopt it.`,
@@ -122,9 +122,7 @@ export const apiKeyHandler = {
       }
       return { id: existing.id, outs: toState(existing, inputs, undefined) };
     }
-    const created = await client.keys
-      .create({ name: inputs.name, scopes: inputs.scopes, ...(inputs.expiresAt ? { expires_at: inputs.expiresAt } : {}) })
-      .catch((error) => Promise.reject(explain(label(inputs.name), "create it", error)));
+    const created = await explained(label(inputs.name), "create it", client.keys.create({ name: inputs.name, scopes: inputs.scopes, ...(inputs.expiresAt ? { expires_at: inputs.expiresAt } : {}) }));
     const fromCreate = toState(created, inputs, created.secret);
     try {
       return { id: created.id, outs: toState(await readBack(readsFor(client).apiKey, created.id), inputs, created.secret) };
@@ -143,17 +141,15 @@ export const apiKeyHandler = {
   async update(id: string, olds: Partial<State>, news: Inputs): Promise<pulumi.dynamic.UpdateResult<State>> {
     const client = apiClient();
     if (olds.rotationTrigger === news.rotationTrigger) {
-      const key = await client.keys.get(id).catch((error) => Promise.reject(explain(label(news.name), "read it", error)));
+      const key = await explained(label(news.name), "read it", client.keys.get(id));
       return { outs: toState(key, news, olds.secret) };
     }
-    const rotated = await client.keys
-      .rotate(id, { grace_hours: news.graceHours })
-      .catch((error) => Promise.reject(explain(label(news.name), "rotate it", error)));
+    const rotated = await explained(label(news.name), "rotate it", client.keys.rotate(id, { grace_hours: news.graceHours }));
     return { outs: toState(rotated, news, rotated.secret) };
   },
 
   async delete(id: string, props: Partial<State>): Promise<void> {
-    await unlessGone(() => apiClient().keys.revoke(id)).catch((error) => Promise.reject(explain(label(props.name), "revoke it", error)));
+    await explained(label(props.name), "revoke it", unlessGone(() => apiClient().keys.revoke(id)));
   },
 };
 

@@ -3,7 +3,7 @@ import { ConflictError, type IpAllocation as WireAllocation } from "../sdk";
 import { CityName, CountryCode, IpPathSegment, IpProduct, ReplaceIpBody } from "../sdk/schemas";
 import { apiClient } from "./config";
 import { readBack, readsFor } from "./reads";
-import { CheckFailures, diffResult, explain, isUnknown, PartialFailure, unlessGone } from "./shared";
+import { CheckFailures, diffResult, explain, explained, isUnknown, PartialFailure, unlessGone } from "./shared";
 import stubs from "./stubs/ipAllocation";
 
 export interface IpAllocationArgs {
@@ -122,7 +122,7 @@ export const ipAllocationHandler = {
   async create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<State>> {
     const client = apiClient();
     if (inputs.adoptId) {
-      const existing = await client.ips.get(inputs.adoptId).catch((error) => Promise.reject(explain(`IpAllocation ${inputs.adoptId}`, "adopt it", error)));
+      const existing = await explained(`IpAllocation ${inputs.adoptId}`, "adopt it", client.ips.get(inputs.adoptId));
       const mismatch = (["product", "country", "city"] as const).filter((key) => inputs[key] !== undefined && inputs[key] !== existing[key]);
       if (mismatch.length > 0) {
         const wanted = mismatch.map((key) => `${key} "${existing[key]}"`).join(", ");
@@ -130,9 +130,7 @@ export const ipAllocationHandler = {
       }
       return { id: existing.id, outs: toState(existing, { ...inputs, city: inputs.city ?? existing.city }, {}) };
     }
-    const allocated = await client.ips
-      .allocate({ product: inputs.product, country: inputs.country, ...(inputs.city ? { city: inputs.city } : {}) })
-      .catch((error) => Promise.reject(explain(label(inputs), "allocate it", error)));
+    const allocated = await explained(label(inputs), "allocate it", client.ips.allocate({ product: inputs.product, country: inputs.country, ...(inputs.city ? { city: inputs.city } : {}) }));
     const fromCreate = toState(allocated, inputs, {});
     try {
       return { id: allocated.id, outs: toState(await readBack(readsFor(client).ipAllocation, allocated.id), inputs, {}) };
@@ -149,7 +147,7 @@ export const ipAllocationHandler = {
   async update(id: string, oldState: Partial<State>, news: Inputs): Promise<pulumi.dynamic.UpdateResult<State>> {
     const client = apiClient();
     if (oldState.replaceTrigger === news.replaceTrigger) {
-      const current = await client.ips.get(id).catch((error) => Promise.reject(explain(label(oldState), "read it", error)));
+      const current = await explained(label(oldState), "read it", client.ips.get(id));
       return { outs: toState(current, news, oldState) };
     }
     try {
@@ -174,7 +172,7 @@ export const ipAllocationHandler = {
   },
 
   async delete(id: string, props: Partial<State>): Promise<void> {
-    await unlessGone(() => apiClient().ips.release(id)).catch((error) => Promise.reject(explain(label(props), "release it", error)));
+    await explained(label(props), "release it", unlessGone(() => apiClient().ips.release(id)));
   },
 };
 

@@ -3,7 +3,7 @@ import type { ProxyUser as WireProxyUser } from "../sdk";
 import { Gigabytes, LimitsInput, ProxyUserId, ProxyUserName } from "../sdk/schemas";
 import { apiClient } from "./config";
 import { readBack, readsFor } from "./reads";
-import { CheckFailures, diffResult, explain, isUnknown, PartialFailure, same, unlessGone } from "./shared";
+import { CheckFailures, diffResult, explain, explained, isUnknown, PartialFailure, same, unlessGone } from "./shared";
 import stubs from "./stubs/proxyUser";
 
 export interface TrafficLimits {
@@ -135,9 +135,7 @@ export const proxyUserHandler = {
   async create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<State>> {
     const client = apiClient();
     if (inputs.adoptId) return adopt(inputs);
-    const created = await client.proxyUsers
-      .create({ name: inputs.name, limits: toWireLimits(inputs.limits), enabled: inputs.enabled })
-      .catch((error) => Promise.reject(explain(label(inputs.name), "create it", error)));
+    const created = await explained(label(inputs.name), "create it", client.proxyUsers.create({ name: inputs.name, limits: toWireLimits(inputs.limits), enabled: inputs.enabled }));
     const fromCreate = toState(created, inputs, { password: created.password }, false);
     try {
       const reread = await readBack(readsFor(client).proxyUser, created.id);
@@ -163,17 +161,13 @@ export const proxyUserHandler = {
       ...(writeEnabled ? { enabled: news.enabled } : {}),
     };
     const client = apiClient();
-    const user = await (Object.keys(body).length > 0 ? client.proxyUsers.update(id, body) : client.proxyUsers.get(id)).catch(
-      (error) => Promise.reject(explain(label(olds.name), "update it", error)),
-    );
+    const user = await explained(label(olds.name), "update it", Object.keys(body).length > 0 ? client.proxyUsers.update(id, body) : client.proxyUsers.get(id));
     const heldDisabled = !user.enabled && news.enabled && !writeEnabled;
     return { outs: toState(user, news, olds, heldDisabled) };
   },
 
   async delete(id: string, props: Partial<State>): Promise<void> {
-    await unlessGone(() => apiClient().proxyUsers.delete(id)).catch((error) =>
-      Promise.reject(explain(label(props.name), "delete it", error)),
-    );
+    await explained(label(props.name), "delete it", unlessGone(() => apiClient().proxyUsers.delete(id)));
   },
 };
 
@@ -181,7 +175,7 @@ export const proxyUserHandler = {
 async function adopt(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<State>> {
   const client = apiClient();
   const id = inputs.adoptId as string;
-  const existing = await client.proxyUsers.get(id).catch((error) => Promise.reject(explain(label(inputs.name), `adopt ${id}`, error)));
+  const existing = await explained(label(inputs.name), `adopt ${id}`, client.proxyUsers.get(id));
   if (existing.name !== inputs.name) {
     throw new Error(`${label(inputs.name)}: adoptId ${id} is the proxy user "${existing.name}". Set name to "${existing.name}" to adopt it.`);
   }

@@ -86,6 +86,15 @@ export async function unlessGone<T>(call: () => Promise<T>): Promise<T | undefin
   }
 }
 
+/** Awaits an API call and, when it fails, rethrows the failure rewritten by `explain`. */
+export async function explained<T>(resource: string, action: string, call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    throw explain(resource, action, error);
+  }
+}
+
 /**
  * Rewrites an SDK error into one a user can act on: which resource, what went wrong, and the fix.
  * SDK errors never carry a credential, so the message is safe to show.
