@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { LocalWorkspace, PulumiCommand, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
-import type { Clock } from "../test/server";
+import type { Clock } from "../server";
 
 /**
  * What the stack benchmarks need around the Automation API: the pinned CLI, isolated stacks, a
@@ -19,7 +19,7 @@ export const STACKS_DIR = path.join(BENCH_ROOT, "stacks");
 
 /** Provisions (or finds) the pinned CLI; its folder must come first on PATH for every run. */
 export async function pulumiBinDir(): Promise<string> {
-  const script = pathToFileURL(path.join(REPO_ROOT, "scripts", "provision-pulumi.mjs")).href;
+  const script = pathToFileURL(path.join(REPO_ROOT, "tools", "provision-pulumi.mjs")).href;
   const { provisionPulumi } = (await import(script)) as { provisionPulumi(): Promise<{ binDir: string }> };
   return (await provisionPulumi()).binDir;
 }

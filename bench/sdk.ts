@@ -1,5 +1,5 @@
 import { SCOPES } from "../sdk/schemas/keys";
-import { startReferenceServer, type Clock } from "../test/server";
+import { startReferenceServer, type Clock } from "../server";
 import { ProxyClient } from "../sdk";
 
 /**

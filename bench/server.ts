@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { startReferenceServer } from "../test/server";
+import { startReferenceServer } from "../server";
 
 /**
  * Load benchmark of the reference server, so it is known not to be the bottleneck of the SDK and
@@ -83,7 +83,7 @@ function report(label: string, result: AutocannonResult): void {
 }
 
 export async function benchServer(options: { inProcess?: boolean } = {}): Promise<void> {
-  const cliPath = join(__dirname, "..", "test", "server", "cli.js");
+  const cliPath = join(__dirname, "..", "server", "cli.js");
   const useChild = !options.inProcess && existsSync(cliPath);
   const target = useChild ? await startInChildProcess(cliPath) : await startInProcess();
   const headers = { authorization: `Bearer ${target.rootKey}`, "content-type": "application/json" };

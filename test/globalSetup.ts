@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { provisionPulumi } from "../scripts/provision-pulumi.mjs";
-import { ensureSelfLink } from "../scripts/self-link.mjs";
+import { provisionPulumi } from "../tools/provision-pulumi.mjs";
+import { ensureSelfLink } from "../tools/self-link.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {

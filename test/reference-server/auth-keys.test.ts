@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { HOUR_MS, MINUTE_MS } from "../server/clock";
-import { ManualClock } from "../server";
+import { HOUR_MS, MINUTE_MS } from "../../server/clock";
+import { ManualClock } from "../../server";
 import { Api, expectError, startApi, T0 } from "./harness";
 
 let api: Api;

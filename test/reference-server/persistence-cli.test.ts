@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseCli } from "../server/cli";
+import { parseCli } from "../../server/cli";
 import { Api, expectError, startApi } from "./harness";
 
 let api: Api | undefined;
@@ -88,7 +88,7 @@ describe("command line", () => {
   // The global setup compiles the package, so the standalone entry point runs exactly as `npm run server` does.
   it.each(["SIGINT", "SIGTERM"] as const)("prints its URL and root key, serves, and stops cleanly on %s", async (signal) => {
     const rootKey = `live_${"C".repeat(36)}`;
-    const cli = resolve(__dirname, "..", "..", "dist", "test", "server", "cli.js");
+    const cli = resolve(__dirname, "..", "..", "dist", "server", "cli.js");
     const child = spawn(process.execPath, [cli, "--port", "0", "--root-key", rootKey, "--rate-limit", "5"], { stdio: ["ignore", "pipe", "pipe"] });
     const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
     let output = "";

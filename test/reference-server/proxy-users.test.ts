@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../server";
+import { ManualClock } from "../../server";
 import { Api, expectError, startApi, T0 } from "./harness";
 
 let api: Api;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../server";
+import { startReferenceServer, type ReferenceServer } from "../../server";
 import {
   ApiError,
   AuthenticationError,

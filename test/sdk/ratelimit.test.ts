@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ManualClock, startReferenceServer, type Clock } from "../server";
+import { ManualClock, startReferenceServer, type Clock } from "../../server";
 import { ProxyClient, type TransportEvent } from "../../sdk";
 
 /** The server's minute windows, shifted so the current one ends `msLeft` from now: a storm then lasts seconds, not a minute. */

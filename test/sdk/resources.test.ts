@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../server";
+import { startReferenceServer, type ReferenceServer } from "../../server";
 import { NotFoundError, ProxyClient, schemas } from "../../sdk";
 
 let server: ReferenceServer;

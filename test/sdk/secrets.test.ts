@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../server";
+import { startReferenceServer, type ReferenceServer } from "../../server";
 import { ProxyClient, ProxyError, type ClientOptions, type TransportEvent } from "../../sdk";
 
 let server: ReferenceServer;

@@ -1,5 +1,5 @@
-import { LIST_LIMIT_DEFAULT } from "../../../sdk/schemas/common";
-import { IpPathSegment, type AllocateIpBody, type IpListQuery, type ReplaceIpBody } from "../../../sdk/schemas/ips";
+import { LIST_LIMIT_DEFAULT } from "../../sdk/schemas/common";
+import { IpPathSegment, type AllocateIpBody, type IpListQuery, type ReplaceIpBody } from "../../sdk/schemas/ips";
 import { requireScopes } from "../auth";
 import { utcMonth } from "../clock";
 import { ApiError, invalidRequest, notFound } from "../errors";

@@ -1,5 +1,5 @@
 import FindMyWay from "find-my-way";
-import { ENDPOINTS, type Endpoint, type OperationId } from "../../sdk/schemas/endpoints";
+import { ENDPOINTS, type Endpoint, type OperationId } from "../sdk/schemas/endpoints";
 import { HANDLERS, type Handler } from "./handlers";
 
 export interface Route {

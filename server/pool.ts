@@ -1,4 +1,4 @@
-import type { IpProduct } from "../../sdk/schemas/ips";
+import type { IpProduct } from "../sdk/schemas/ips";
 
 /**
  * The reference server's address pool. Only documentation ranges (RFC 5737) are ever handed out, so

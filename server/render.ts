@@ -1,7 +1,7 @@
-import type { BillingCharge } from "../../sdk/schemas/billing";
-import type { IpAllocation } from "../../sdk/schemas/ips";
-import type { ApiKey } from "../../sdk/schemas/keys";
-import type { ProxyUser } from "../../sdk/schemas/proxyUsers";
+import type { BillingCharge } from "../sdk/schemas/billing";
+import type { IpAllocation } from "../sdk/schemas/ips";
+import type { ApiKey } from "../sdk/schemas/keys";
+import type { ProxyUser } from "../sdk/schemas/proxyUsers";
 import { DAY_MS, isoTimestamp, utcMonth } from "./clock";
 import { FREE_REPLACEMENTS_PER_MONTH } from "./pool";
 import type { AllocationRecord, ChargeRecord, KeyRecord, ProxyUserRecord } from "./store";

@@ -1,4 +1,4 @@
-import type { OperationId } from "../../../sdk/schemas/endpoints";
+import type { OperationId } from "../../sdk/schemas/endpoints";
 import type { KeyRecord, Store } from "../store";
 
 export interface HandlerContext {

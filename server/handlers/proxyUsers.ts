@@ -1,11 +1,11 @@
-import type { Scope } from "../../../sdk/schemas/keys";
+import type { Scope } from "../../sdk/schemas/keys";
 import {
   dailyWithinMonthly,
   type CreateProxyUserBody,
   type ProxyUserListQuery,
   type UpdateProxyUserBody,
-} from "../../../sdk/schemas/proxyUsers";
-import { LIST_LIMIT_DEFAULT } from "../../../sdk/schemas/common";
+} from "../../sdk/schemas/proxyUsers";
+import { LIST_LIMIT_DEFAULT } from "../../sdk/schemas/common";
 import { requireScopes } from "../auth";
 import { ApiError, invalidRequest, notFound } from "../errors";
 import { renderProxyUser } from "../render";

@@ -57,7 +57,7 @@ export function parseDemoArgs(argv: string[]): DemoArgs | "help" {
   };
 }
 
-/** Compiled into dist/scripts, run from anywhere: the root is the nearest folder whose package is pulumi-proxy. */
+/** Compiled into dist/demo, run from anywhere: the root is the nearest folder whose package is pulumi-proxy. */
 export function findRepoRoot(from: string = __dirname): string {
   for (let dir = from; ; dir = path.dirname(dir)) {
     const manifest = path.join(dir, "package.json");
@@ -72,7 +72,7 @@ interface ProvisionModule {
 
 /** The provisioning script is plain ESM next to the sources; it is not compiled into dist. */
 export async function loadProvisioning(repoRoot: string): Promise<ProvisionModule & { ensureSelfLink(): void }> {
-  const scripts = path.join(repoRoot, "scripts");
+  const scripts = path.join(repoRoot, "tools");
   const provision = (await import(pathToFileURL(path.join(scripts, "provision-pulumi.mjs")).href)) as ProvisionModule;
   const selfLink = (await import(pathToFileURL(path.join(scripts, "self-link.mjs")).href)) as { ensureSelfLink(): void };
   return { provisionPulumi: provision.provisionPulumi, ensureSelfLink: selfLink.ensureSelfLink };

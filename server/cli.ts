@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import type { FaultOptions } from "./faults";
 import { startReferenceServer, type ReferenceServerOptions } from "./server";
 
-const USAGE = `usage: node dist/test/server/cli.js [options]
+const USAGE = `usage: node dist/server/cli.js [options]
 
   --host <host>              listen address (default 127.0.0.1)
   --port <port>              listen port (default 8787; 0 = any free port)

@@ -9,11 +9,11 @@ import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automa
 import { detectDrift } from "../cli/drift";
 import { formatDriftTable } from "../cli/table";
 import { ProxyClient } from "../sdk";
-import { startReferenceServer, type ReferenceServer } from "../test/server";
+import { startReferenceServer, type ReferenceServer } from "../server";
 import {
   DemoError, USAGE, findRepoRoot, indent, loadProvisioning, parseDemoArgs, resourceLines, say, seconds, step, summaryLines,
   type DemoArgs, type QuickstartOutputs,
-} from "./demo-support";
+} from "./support";
 
 const STACK = "demo";
 const PROJECT = "pulumi-proxy-demo";

@@ -15,7 +15,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const languageHostSource = path.join(repoRoot, "scripts", "language-host", "main.go");
+const languageHostSource = path.join(repoRoot, "tools", "language-host", "main.go");
 const OFFICIAL_HOST = "https://get.pulumi.com";
 const MIN_GO = [1, 24];
 
