@@ -33,7 +33,11 @@ export interface BenchStack {
  * An inline-program stack with its own Pulumi home and file backend. Its work folder sits below the
  * bench's node_modules, so the dynamic-provider process resolves `pulumi-proxy` there, as a user's does.
  */
-export async function createBenchStack(binDir: string, program: PulumiFn, config: Record<string, { value: string; secret?: boolean }> = {}): Promise<BenchStack> {
+export async function createBenchStack(
+  binDir: string,
+  program: PulumiFn,
+  config: Record<string, { value: string; secret?: boolean }> = {},
+): Promise<BenchStack> {
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-bench-"));
   const backendDir = path.join(tempDir, "backend");
   const pulumiHome = path.join(tempDir, "home");

@@ -44,9 +44,15 @@ export function installForBench(): Installed {
 
   const noopDir = path.join(MODULES, "pulumi-proxy-noop");
   fs.mkdirSync(noopDir, { recursive: true });
-  fs.writeFileSync(path.join(noopDir, "package.json"), JSON.stringify({ name: "pulumi-proxy-noop", version: "0.0.0", main: "index.js" }));
+  fs.writeFileSync(
+    path.join(noopDir, "package.json"),
+    JSON.stringify({ name: "pulumi-proxy-noop", version: "0.0.0", main: "index.js" }),
+  );
   fs.writeFileSync(path.join(noopDir, "index.js"), NOOP_PROVIDER);
   fs.mkdirSync(STACKS_DIR, { recursive: true });
 
-  return { provider: require(packageDir) as typeof import("../provider"), noopProvider: require(noopDir) as pulumi.dynamic.ResourceProvider };
+  return {
+    provider: require(packageDir) as typeof import("../provider"),
+    noopProvider: require(noopDir) as pulumi.dynamic.ResourceProvider,
+  };
 }

@@ -33,7 +33,10 @@ const CASES: { shape: StackShape; parallel: Parallel }[] = [
   { shape: { label: "N=200", users: 200, keys: 0, ips: 0 }, parallel: PARALLEL },
   { shape: { label: "N=500", users: 500, keys: 0, ips: 0 }, parallel: PARALLEL },
   { shape: { label: "mixed", users: 150, keys: 50, ips: 50 }, parallel: PARALLEL },
-  { shape: { label: `N=200, CLI default -p ${DEFAULT_PARALLEL}`, users: 200, keys: 0, ips: 0 }, parallel: { writes: DEFAULT_PARALLEL, refresh: DEFAULT_PARALLEL } },
+  {
+    shape: { label: `N=200, CLI default -p ${DEFAULT_PARALLEL}`, users: 200, keys: 0, ips: 0 },
+    parallel: { writes: DEFAULT_PARALLEL, refresh: DEFAULT_PARALLEL },
+  },
 ];
 
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
@@ -93,7 +96,9 @@ async function main(): Promise<void> {
     console.log("\n== SDK against the rate limit ==");
     await reportFailure(benchSdk());
   }
-  console.log(`\n== stacks against 600/min (engine parallel ${PARALLEL.writes} for up and destroy, ${PARALLEL.refresh} for refresh, unless noted) ==`);
+  console.log(
+    `\n== stacks against 600/min (engine parallel ${PARALLEL.writes} for up and destroy, ${PARALLEL.refresh} for refresh, unless noted) ==`,
+  );
   const binDir = await pulumiBinDir();
   const installed = installForBench();
   console.log(machine(binDir));
@@ -104,7 +109,9 @@ async function main(): Promise<void> {
     if (figures) results.push(figures);
   }
   console.log(`\n${table(results)}`);
-  console.log(`\nratio = wall time / max(engine floor, rate floor); rate floor = resources / 10 s. Total ${fixed((performance.now() - started) / 60_000)} min.`);
+  console.log(
+    `\nratio = wall time / max(engine floor, rate floor); rate floor = resources / 10 s. Total ${fixed((performance.now() - started) / 60_000)} min.`,
+  );
 }
 
 main().catch((error: unknown) => {

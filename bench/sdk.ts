@@ -47,10 +47,18 @@ async function run(label: string, pacing: boolean, crowded: boolean): Promise<Re
   const server = await startReferenceServer({ rateLimitPerMinute: LIMIT, clock });
   try {
     const setup = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey, pacing: false, maxConcurrency: 16 });
-    const users = await Promise.all(Array.from({ length: USERS }, (_, i) => setup.proxyUsers.create({ name: `bench-${i}` })));
+    const users = await Promise.all(
+      Array.from({ length: USERS }, (_, i) => setup.proxyUsers.create({ name: `bench-${i}` })),
+    );
     const key = server.control.createKey({ name: "bench", scopes: [...SCOPES] });
     if (crowded) {
-      const other = new ProxyClient({ baseUrl: server.url, apiKey: key.secret, pacing: false, maxConcurrency: 32, maxRetries: 0 });
+      const other = new ProxyClient({
+        baseUrl: server.url,
+        apiKey: key.secret,
+        pacing: false,
+        maxConcurrency: 32,
+        maxRetries: 0,
+      });
       await Promise.all(Array.from({ length: Math.floor(LIMIT * 0.8) }, () => other.billing.balance()));
       // Start with 12 s left, whatever the crowding took.
       const left = 60_000 - (clock.now() % 60_000);
@@ -110,7 +118,9 @@ function report(r: Result): string {
 }
 
 export async function benchSdk(): Promise<void> {
-  console.log(`SDK rate-limit benchmark: L = ${LIMIT}/min per key, ${CALLS} calls (1/3 PATCH, 2/3 GET), ${WORKERS} callers, one client`);
+  console.log(
+    `SDK rate-limit benchmark: L = ${LIMIT}/min per key, ${CALLS} calls (1/3 PATCH, 2/3 GET), ${WORKERS} callers, one client`,
+  );
   const results: Result[] = [];
   for (const [label, pacing, crowded] of [
     ["paced, fresh window", true, false],

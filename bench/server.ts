@@ -45,7 +45,9 @@ interface Target {
 }
 
 async function startInChildProcess(cliPath: string): Promise<Target> {
-  const child: ChildProcess = fork(cliPath, ["--port", "0", "--rate-limit", String(RATE_LIMIT)], { stdio: ["ignore", "pipe", "pipe", "ipc"] });
+  const child: ChildProcess = fork(cliPath, ["--port", "0", "--rate-limit", String(RATE_LIMIT)], {
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
   let errors = "";
   child.stderr?.on("data", (chunk: Buffer) => (errors += chunk.toString("utf8")));
   const banner = await new Promise<string>((resolve, reject) => {
@@ -88,31 +90,48 @@ export async function benchServer(options: { inProcess?: boolean } = {}): Promis
   const target = useChild ? await startInChildProcess(cliPath) : await startInProcess();
   const headers = { authorization: `Bearer ${target.rootKey}`, "content-type": "application/json" };
   try {
-    const created = await fetch(`${target.url}/v1/proxy-users`, { method: "POST", headers, body: JSON.stringify({ name: "bench-target" }) });
+    const created = await fetch(`${target.url}/v1/proxy-users`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ name: "bench-target" }),
+    });
     if (created.status !== 201) throw new Error(`could not create the benchmark proxy user: ${created.status}`);
     const { id } = (await created.json()) as { id: string };
-    process.stdout.write(`reference server (${useChild ? "own process" : "in process"}), ${CONNECTIONS} connections, ${DURATION_SECONDS} s each\n`);
+    process.stdout.write(
+      `reference server (${useChild ? "own process" : "in process"}), ${CONNECTIONS} connections, ${DURATION_SECONDS} s each\n`,
+    );
 
-    report("GET /v1/proxy-users/{id}", await autocannon({
-      url: target.url,
-      connections: CONNECTIONS,
-      duration: DURATION_SECONDS,
-      requests: [{ method: "GET", path: `/v1/proxy-users/${id}`, headers }],
-    }));
+    report(
+      "GET /v1/proxy-users/{id}",
+      await autocannon({
+        url: target.url,
+        connections: CONNECTIONS,
+        duration: DURATION_SECONDS,
+        requests: [{ method: "GET", path: `/v1/proxy-users/${id}`, headers }],
+      }),
+    );
 
     let sequence = 0;
-    report("POST /v1/proxy-users", await autocannon({
-      url: target.url,
-      connections: CONNECTIONS,
-      duration: DURATION_SECONDS,
-      requests: [{
-        method: "POST",
-        path: "/v1/proxy-users",
-        headers,
-        // Names are unique per account, so every request needs its own.
-        setupRequest: (request) => ({ ...request, body: JSON.stringify({ name: `bench-${process.pid}-${++sequence}` }) }),
-      }],
-    }));
+    report(
+      "POST /v1/proxy-users",
+      await autocannon({
+        url: target.url,
+        connections: CONNECTIONS,
+        duration: DURATION_SECONDS,
+        requests: [
+          {
+            method: "POST",
+            path: "/v1/proxy-users",
+            headers,
+            // Names are unique per account, so every request needs its own.
+            setupRequest: (request) => ({
+              ...request,
+              body: JSON.stringify({ name: `bench-${process.pid}-${++sequence}` }),
+            }),
+          },
+        ],
+      }),
+    );
   } finally {
     await target.stop();
   }
@@ -120,7 +139,7 @@ export async function benchServer(options: { inProcess?: boolean } = {}): Promis
 
 if (require.main === module) {
   benchServer({ inProcess: process.argv.includes("--in-process") }).catch((error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(1);
   });
 }

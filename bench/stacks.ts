@@ -60,11 +60,19 @@ function summarize(stats: Stats): Pick<Measured, "requests" | "rateLimited" | "b
 }
 
 /** Exported deployment size per resource, and the serialized provider one resource carries. */
-async function stateFigures(stack: Stack, resources: number): Promise<{ bytesPerResource: number; providerChars: number }> {
-  const deployment = (await stack.exportStack()).deployment as { resources?: { type: string; outputs?: Record<string, unknown> }[] };
+async function stateFigures(
+  stack: Stack,
+  resources: number,
+): Promise<{ bytesPerResource: number; providerChars: number }> {
+  const deployment = (await stack.exportStack()).deployment as {
+    resources?: { type: string; outputs?: Record<string, unknown> }[];
+  };
   const bytes = Buffer.byteLength(JSON.stringify(deployment));
   const dynamic = deployment.resources?.find((resource) => typeof resource.outputs?.__provider === "string");
-  return { bytesPerResource: Math.round(bytes / resources), providerChars: String(dynamic?.outputs?.__provider ?? "").length };
+  return {
+    bytesPerResource: Math.round(bytes / resources),
+    providerChars: String(dynamic?.outputs?.__provider ?? "").length,
+  };
 }
 
 async function engineFloor(binDir: string, installed: Installed, shape: StackShape, parallel: Parallel) {
@@ -106,7 +114,12 @@ class RequestSpan {
 }
 
 /** Runs `work` as a measured phase: fresh stats, a fresh rate-limit window, provider memory sampled. */
-async function phase(server: ReferenceServer, clock: WindowClock, span: RequestSpan, work: () => Promise<unknown>): Promise<Measured> {
+async function phase(
+  server: ReferenceServer,
+  clock: WindowClock,
+  span: RequestSpan,
+  work: () => Promise<unknown>,
+): Promise<Measured> {
   server.resetStats();
   clock.openWindowOnNextRequest();
   span.start();
@@ -121,15 +134,27 @@ async function phase(server: ReferenceServer, clock: WindowClock, span: RequestS
   }
 }
 
-export async function benchStack(binDir: string, installed: Installed, shape: StackShape, parallel: Parallel): Promise<StackFigures> {
+export async function benchStack(
+  binDir: string,
+  installed: Installed,
+  shape: StackShape,
+  parallel: Parallel,
+): Promise<StackFigures> {
   const resources = resourceCount(shape);
   log(`${shape.label}: ${resources} resources, parallel ${parallel.writes} (refresh ${parallel.refresh})`);
   const noop = await engineFloor(binDir, installed, shape, parallel);
-  log(`engine floor (no-op provider): up ${noop.floor.up.toFixed(1)} s, refresh ${noop.floor.refresh.toFixed(1)} s, destroy ${noop.floor.destroy.toFixed(1)} s, provider ${noop.providerMb} MiB`);
+  log(
+    `engine floor (no-op provider): up ${noop.floor.up.toFixed(1)} s, refresh ${noop.floor.refresh.toFixed(1)} s, destroy ${noop.floor.destroy.toFixed(1)} s, provider ${noop.providerMb} MiB`,
+  );
 
   const clock = new WindowClock();
   const span = new RequestSpan();
-  const server = await startReferenceServer({ rateLimitPerMinute: RATE_LIMIT_PER_MINUTE, clock, balanceCents: 100_000_000, log: span.seen });
+  const server = await startReferenceServer({
+    rateLimitPerMinute: RATE_LIMIT_PER_MINUTE,
+    clock,
+    balanceCents: 100_000_000,
+    log: span.seen,
+  });
   const harness = await createBenchStack(binDir, realProgram(installed, shape), {
     "proxy:apiUrl": { value: server.url },
     "proxy:apiKey": { value: server.rootKey, secret: true },
@@ -138,27 +163,31 @@ export async function benchStack(binDir: string, installed: Installed, shape: St
     const { stack } = harness;
     const up = await phase(server, clock, span, async () => {
       const result = await stack.up({ parallel: parallel.writes });
-      if (result.summary.resourceChanges?.create !== resources + 1) throw new Error(`up created ${JSON.stringify(result.summary.resourceChanges)}`);
+      if (result.summary.resourceChanges?.create !== resources + 1)
+        throw new Error(`up created ${JSON.stringify(result.summary.resourceChanges)}`);
     });
     log(`up       ${describe(up)}`);
 
     server.resetStats();
     const preview = await stack.preview({ parallel: parallel.writes });
-    if (preview.changeSummary.same !== resources + 1) throw new Error(`preview planned ${JSON.stringify(preview.changeSummary)}`);
+    if (preview.changeSummary.same !== resources + 1)
+      throw new Error(`preview planned ${JSON.stringify(preview.changeSummary)}`);
     const previewRequests = server.stats().requests;
     log(`preview  ${previewRequests} requests`);
 
     const refresh = await phase(server, clock, span, async () => {
       const result = await stack.refresh({ parallel: parallel.refresh });
       const changes = result.summary.resourceChanges ?? {};
-      if (Object.keys(changes).some((kind) => kind !== "same")) throw new Error(`refresh found drift: ${JSON.stringify(changes)}`);
+      if (Object.keys(changes).some((kind) => kind !== "same"))
+        throw new Error(`refresh found drift: ${JSON.stringify(changes)}`);
     });
     log(`refresh  ${describe(refresh)}`);
 
     const state = await stateFigures(stack, resources);
     const destroy = await phase(server, clock, span, () => stack.destroy({ parallel: parallel.writes }));
     const left = server.control.snapshot();
-    if (left.proxyUsers.length + left.ips.length + left.keys.length !== 1) throw new Error("destroy left objects behind");
+    if (left.proxyUsers.length + left.ips.length + left.keys.length !== 1)
+      throw new Error("destroy left objects behind");
     log(`destroy  ${describe(destroy)}`);
 
     return {
@@ -171,7 +200,11 @@ export async function benchStack(binDir: string, installed: Installed, shape: St
       previewRequests,
       refresh,
       destroy,
-      state: { ...state, noopBytesPerResource: noop.state.bytesPerResource, noopProviderChars: noop.state.providerChars },
+      state: {
+        ...state,
+        noopBytesPerResource: noop.state.bytesPerResource,
+        noopProviderChars: noop.state.providerChars,
+      },
       noopProviderMb: noop.providerMb,
     };
   } finally {

@@ -35,8 +35,14 @@ function comparable(value: unknown): unknown {
   return value;
 }
 
-function propertyDiffs(recorded: Record<string, unknown>, actual: Record<string, unknown>, prefix = ""): PropertyDrift[] {
-  const keys = [...new Set([...Object.keys(recorded), ...Object.keys(actual)])].filter((key) => key !== "__provider").sort();
+function propertyDiffs(
+  recorded: Record<string, unknown>,
+  actual: Record<string, unknown>,
+  prefix = "",
+): PropertyDrift[] {
+  const keys = [...new Set([...Object.keys(recorded), ...Object.keys(actual)])]
+    .filter((key) => key !== "__provider")
+    .sort();
   return keys.flatMap((key) => {
     const path = prefix ? `${prefix}.${key}` : key;
     const before = comparable(recorded[key]);

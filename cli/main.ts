@@ -93,12 +93,22 @@ function describeFailure(error: unknown, args: DriftArgs): string {
 
 export async function runDrift(args: DriftArgs): Promise<number> {
   const cli = await locatePulumi(args.pulumiRoot);
-  const envVars: Record<string, string> = cli.binDir ? { PATH: `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}` } : {};
-  const stack = await LocalWorkspace.selectStack({ stackName: args.stack, workDir: args.cwd }, { pulumiCommand: cli.command, envVars });
+  const envVars: Record<string, string> = cli.binDir
+    ? { PATH: `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}` }
+    : {};
+  const stack = await LocalWorkspace.selectStack(
+    { stackName: args.stack, workDir: args.cwd },
+    { pulumiCommand: cli.command, envVars },
+  );
   const report = await detectDrift(stack);
   const table = formatDriftTable(report);
   if (args.json !== undefined) {
-    const json: DriftJson = { ...report, cwd: args.cwd, drift: report.drifted.length > 0, checkedAt: new Date().toISOString() };
+    const json: DriftJson = {
+      ...report,
+      cwd: args.cwd,
+      drift: report.drifted.length > 0,
+      checkedAt: new Date().toISOString(),
+    };
     const text = `${JSON.stringify(json, null, 2)}\n`;
     if (args.json === "-") {
       process.stdout.write(text);
@@ -129,7 +139,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     return await runDrift(args);
   } catch (error) {
-    const message = args && args !== "help" ? describeFailure(error, args) : error instanceof Error ? error.message : String(error);
+    const message =
+      args && args !== "help" ? describeFailure(error, args) : error instanceof Error ? error.message : String(error);
     process.stderr.write(`pulumi-proxy ${command ?? ""}: ${message}\n`);
     if (error instanceof UsageError) process.stderr.write(`\n${USAGE}\n`);
     return EXIT.error;

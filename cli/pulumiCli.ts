@@ -35,7 +35,9 @@ export async function locatePulumi(explicitRoot: string | undefined): Promise<Lo
   const root = explicitRoot ?? process.env.PULUMI_PROXY_CLI_ROOT;
   if (root) {
     // The folder holding bin/pulumi, or that bin folder itself (what `npm run pulumi:provision` prints).
-    const installRoot = [path.resolve(root), path.resolve(root, "..")].find((dir) => isExecutable(path.join(dir, "bin", "pulumi")));
+    const installRoot = [path.resolve(root), path.resolve(root, "..")].find((dir) =>
+      isExecutable(path.join(dir, "bin", "pulumi")),
+    );
     if (!installRoot) {
       throw new Error(
         `no Pulumi CLI at ${path.resolve(root, "bin", "pulumi")}: --pulumi-root (or PULUMI_PROXY_CLI_ROOT) must name the folder that contains bin/pulumi.`,

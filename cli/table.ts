@@ -32,10 +32,20 @@ function rowsOf(drift: ResourceDrift): string[][] {
 
 /** A plain-text table: resource, property, recorded → actual, planned operation. */
 export function formatDriftTable(report: DriftReport): string {
-  if (report.drifted.length === 0) return `No drift in stack ${report.stack}: every resource matches its recorded state.`;
+  if (report.drifted.length === 0)
+    return `No drift in stack ${report.stack}: every resource matches its recorded state.`;
   const rows = [["RESOURCE", "PROPERTY", "RECORDED → ACTUAL", "PLANNED"], ...report.drifted.flatMap(rowsOf)];
   const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => (row[column] ?? "").length)));
-  const lines = rows.map((row) => row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] ?? 0) : cell)).join("  ").trimEnd());
+  const lines = rows.map((row) =>
+    row
+      .map((cell, column) => (column < 3 ? cell.padEnd(widths[column] ?? 0) : cell))
+      .join("  ")
+      .trimEnd(),
+  );
   const count = report.drifted.length;
-  return [`Drift in stack ${report.stack}: ${count} resource${count === 1 ? "" : "s"} changed outside Pulumi.`, "", ...lines].join("\n");
+  return [
+    `Drift in stack ${report.stack}: ${count} resource${count === 1 ? "" : "s"} changed outside Pulumi.`,
+    "",
+    ...lines,
+  ].join("\n");
 }

@@ -11,8 +11,19 @@ import { formatDriftTable } from "../cli/table";
 import { ProxyClient } from "../sdk";
 import { startReferenceServer, type ReferenceServer } from "../server";
 import {
-  DemoError, USAGE, findRepoRoot, indent, loadProvisioning, parseDemoArgs, resourceLines, say, seconds, step, summaryLines,
-  type DemoArgs, type QuickstartOutputs,
+  DemoError,
+  USAGE,
+  findRepoRoot,
+  indent,
+  loadProvisioning,
+  parseDemoArgs,
+  resourceLines,
+  say,
+  seconds,
+  step,
+  summaryLines,
+  type DemoArgs,
+  type QuickstartOutputs,
 } from "./support";
 
 const STACK = "demo";
@@ -46,7 +57,9 @@ async function clearEarlierRun(stack: Stack, target: Target): Promise<void> {
     say(`a stack from an earlier run exists: destroying its objects on ${recordedUrl} first`);
     await stack.destroy({ refresh: true });
   } else if (loopback) {
-    say("a stack from an earlier run against an embedded server exists: forgetting it (that server and its objects are gone)");
+    say(
+      "a stack from an earlier run against an embedded server exists: forgetting it (that server and its objects are gone)",
+    );
   } else {
     throw new DemoError(
       `the kept demo stack manages objects on ${recordedUrl}. Run the demo with --api-url ${recordedUrl} to destroy them first.`,
@@ -83,7 +96,9 @@ async function openStack(repoRoot: string, binDir: string, target: Target, args:
     // Allocating an address is charged; on a real API only when asked for.
     [`${PROJECT}:allocateIp`]: { value: String(Boolean(target.server) || args.withIp) },
   });
-  say(`stack: ${STACK} of ${PROJECT} (Pulumi.yaml → examples/quickstart), state in ${path.relative(repoRoot, backendDir)}/`);
+  say(
+    `stack: ${STACK} of ${PROJECT} (Pulumi.yaml → examples/quickstart), state in ${path.relative(repoRoot, backendDir)}/`,
+  );
   return stack;
 }
 
@@ -93,7 +108,10 @@ function outputsOf(outputs: Record<string, { value: unknown }>): QuickstartOutpu
 
 async function story(stack: Stack, target: Target, args: DemoArgs): Promise<void> {
   // Either the engine's own output or one line per resource, not both.
-  const engine = { color: "never" as const, ...(args.verbose ? { onOutput: (out: string) => process.stdout.write(indent(out)) } : { onEvent: resourceLines }) };
+  const engine = {
+    color: "never" as const,
+    ...(args.verbose ? { onOutput: (out: string) => process.stdout.write(indent(out)) } : { onEvent: resourceLines }),
+  };
   const client = new ProxyClient({ baseUrl: target.url, apiKey: target.key, userAgent: "pulumi-proxy-demo" });
 
   let started = step("pulumi up: create the stack's objects");
@@ -105,39 +123,57 @@ async function story(stack: Stack, target: Target, args: DemoArgs): Promise<void
   started = step("pulumi preview: nothing to do right after up");
   const preview = await stack.preview({ color: "never" });
   const changes = Object.entries(preview.changeSummary).filter(([op]) => op !== "same");
-  if (changes.length > 0) throw new DemoError(`expected no changes, the preview plans ${JSON.stringify(preview.changeSummary)}`);
+  if (changes.length > 0)
+    throw new DemoError(`expected no changes, the preview plans ${JSON.stringify(preview.changeSummary)}`);
   say(`      no changes: ${preview.changeSummary.same ?? 0} resources unchanged (${seconds(started)})`);
 
   step("out-of-band change through the SDK (what a dashboard or a script would do)");
   const recordedMonthly = user.limits.monthlyGb;
   const changedMonthly = (recordedMonthly ?? 100) * 2 + 50;
   await client.proxyUsers.update(user.id, { limits: { monthly_gb: changedMonthly } });
-  say(`      ${user.username}: monthly limit ${recordedMonthly} GB → ${changedMonthly} GB (PATCH /v1/proxy-users/${user.id})`);
+  say(
+    `      ${user.username}: monthly limit ${recordedMonthly} GB → ${changedMonthly} GB (PATCH /v1/proxy-users/${user.id})`,
+  );
 
   started = step("pulumi preview --refresh: the drift, property by property");
   const report = await detectDrift(stack);
   say(indent(formatDriftTable(report)));
-  const seen = report.drifted.some((drift) => drift.properties.some((property) => property.path === "limits.monthlyGb"));
+  const seen = report.drifted.some((drift) =>
+    drift.properties.some((property) => property.path === "limits.monthlyGb"),
+  );
   if (!seen) throw new DemoError("expected the drift to name limits.monthlyGb");
   say(`      (${seconds(started)})`);
 
   started = step("pulumi up --refresh: converge back to the program");
   const converged = await stack.up({ ...engine, refresh: true });
   const restored = (await client.proxyUsers.get(user.id)).limits.monthly_gb;
-  if (restored !== recordedMonthly) throw new DemoError(`expected the monthly limit back at ${recordedMonthly} GB, the API holds ${restored}`);
-  say(`      ${converged.summary.resourceChanges?.update ?? 0} updated; the API holds ${restored} GB/month again (${seconds(started)})`);
+  if (restored !== recordedMonthly)
+    throw new DemoError(`expected the monthly limit back at ${recordedMonthly} GB, the API holds ${restored}`);
+  say(
+    `      ${converged.summary.resourceChanges?.update ?? 0} updated; the API holds ${restored} GB/month again (${seconds(started)})`,
+  );
 
   step("summary of the objects (secrets masked)");
   for (const line of summaryLines(outputsOf(converged.outputs))) say(`      ${line}`);
 }
 
-async function finish(stack: Stack | undefined, target: Target, args: DemoArgs, repoRoot: string, binDir: string): Promise<void> {
+async function finish(
+  stack: Stack | undefined,
+  target: Target,
+  args: DemoArgs,
+  repoRoot: string,
+  binDir: string,
+): Promise<void> {
   if (!stack) return;
   if (args.keep) {
-    say(`\nkept stack ${STACK}: its state is in .pulumi-proxy/demo/backend${target.server ? " (the embedded server stops now, so the next run forgets it)" : ""}`);
+    say(
+      `\nkept stack ${STACK}: its state is in .pulumi-proxy/demo/backend${target.server ? " (the embedded server stops now, so the next run forgets it)" : ""}`,
+    );
     const demoDir = path.join(repoRoot, ".pulumi-proxy", "demo");
     const passphrase = process.env.PULUMI_CONFIG_PASSPHRASE ? "" : "PULUMI_CONFIG_PASSPHRASE=pulumi-proxy-demo ";
-    say(`  inspect: cd ${repoRoot} && PULUMI_HOME=${demoDir}/home PULUMI_BACKEND_URL=file://${demoDir}/backend ${passphrase}${binDir}/pulumi stack output --stack ${STACK}`);
+    say(
+      `  inspect: cd ${repoRoot} && PULUMI_HOME=${demoDir}/home PULUMI_BACKEND_URL=file://${demoDir}/backend ${passphrase}${binDir}/pulumi stack output --stack ${STACK}`,
+    );
     return;
   }
   const started = Date.now();
@@ -179,7 +215,8 @@ async function main(): Promise<number> {
   } catch (error) {
     process.stderr.write(`\ndemo failed: ${error instanceof Error ? error.message : String(error)}\n`);
     // Leave nothing behind on a real API; an embedded server takes its objects with it.
-    if (stack && !args.keep && !target.server) await finish(stack, target, args, repoRoot, cli.binDir).catch(() => undefined);
+    if (stack && !args.keep && !target.server)
+      await finish(stack, target, args, repoRoot, cli.binDir).catch(() => undefined);
     return 1;
   } finally {
     await target.server?.close();

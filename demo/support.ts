@@ -48,7 +48,8 @@ export function parseDemoArgs(argv: string[]): DemoArgs | "help" {
   const url = values["api-url"];
   if (url === undefined && values["api-key"] !== undefined) throw new DemoError("--api-key needs --api-url");
   if (url !== undefined && !key) throw new DemoError("--api-url needs --api-key (or PROXY_API_KEY)");
-  if (url !== undefined && !/^https?:\/\/[^/]+/.test(url)) throw new DemoError(`--api-url must be an http(s) URL, got ${url}`);
+  if (url !== undefined && !/^https?:\/\/[^/]+/.test(url))
+    throw new DemoError(`--api-url must be an http(s) URL, got ${url}`);
   return {
     keep: values.keep === true,
     verbose: values.verbose === true,
@@ -74,12 +75,18 @@ interface ProvisionModule {
 export async function loadProvisioning(repoRoot: string): Promise<ProvisionModule & { ensureSelfLink(): void }> {
   const scripts = path.join(repoRoot, "tools");
   const provision = (await import(pathToFileURL(path.join(scripts, "provision-pulumi.mjs")).href)) as ProvisionModule;
-  const selfLink = (await import(pathToFileURL(path.join(scripts, "self-link.mjs")).href)) as { ensureSelfLink(): void };
+  const selfLink = (await import(pathToFileURL(path.join(scripts, "self-link.mjs")).href)) as {
+    ensureSelfLink(): void;
+  };
   return { provisionPulumi: provision.provisionPulumi, ensureSelfLink: selfLink.ensureSelfLink };
 }
 
 export const say = (line = ""): void => void process.stdout.write(`${line}\n`);
-export const indent = (text: string, by = "      "): string => text.split("\n").map((line) => (line ? by + line : line)).join("\n");
+export const indent = (text: string, by = "      "): string =>
+  text
+    .split("\n")
+    .map((line) => (line ? by + line : line))
+    .join("\n");
 export const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
 let stepNumber = 0;
@@ -89,7 +96,14 @@ export function step(title: string): number {
   return Date.now();
 }
 
-const SYMBOLS: Record<string, string> = { create: "+", update: "~", delete: "-", replace: "±", "create-replacement": "±", refresh: "↻" };
+const SYMBOLS: Record<string, string> = {
+  create: "+",
+  update: "~",
+  delete: "-",
+  replace: "±",
+  "create-replacement": "±",
+  refresh: "↻",
+};
 
 /** One line per resource the engine touched, instead of the full engine output. */
 export function resourceLines(event: EngineEvent): void {
@@ -99,7 +113,13 @@ export function resourceLines(event: EngineEvent): void {
   say(`      ${SYMBOLS[meta.op]} ${name} (${shortType(meta.type)}) ${PAST[meta.op] ?? meta.op}`);
 }
 
-const PAST: Record<string, string> = { create: "created", update: "updated", delete: "deleted", replace: "replaced", "create-replacement": "replaced" };
+const PAST: Record<string, string> = {
+  create: "created",
+  update: "updated",
+  delete: "deleted",
+  replace: "replaced",
+  "create-replacement": "replaced",
+};
 
 /** Secrets never print: four bullets and the last four characters, like the API's secret_hint. */
 export function mask(secret: unknown): string {
@@ -107,7 +127,12 @@ export function mask(secret: unknown): string {
 }
 
 export interface QuickstartOutputs {
-  proxyUser?: { id: string; username: string; limits: { dailyGb: number | null; monthlyGb: number | null }; enabled: boolean };
+  proxyUser?: {
+    id: string;
+    username: string;
+    limits: { dailyGb: number | null; monthlyGb: number | null };
+    enabled: boolean;
+  };
   proxyUserPassword?: string;
   apiKey?: { id: string; name: string; scopes: string[]; secretHint: string };
   ip?: { id: string; ip: string; city: string; asn: string; health: string };
@@ -119,13 +144,21 @@ export function summaryLines(out: QuickstartOutputs): string[] {
   const rows: string[][] = [];
   if (out.proxyUser) {
     const { id, username, limits, enabled } = out.proxyUser;
-    rows.push(["ProxyUser", username, id, `${gb(limits.dailyGb)}/day, ${gb(limits.monthlyGb)}/month, ${enabled ? "enabled" : "disabled"}, password ${mask(out.proxyUserPassword)}`]);
+    rows.push([
+      "ProxyUser",
+      username,
+      id,
+      `${gb(limits.dailyGb)}/day, ${gb(limits.monthlyGb)}/month, ${enabled ? "enabled" : "disabled"}, password ${mask(out.proxyUserPassword)}`,
+    ]);
   }
   if (out.apiKey) {
     const { id, name, scopes, secretHint } = out.apiKey;
     rows.push(["ApiKey", name, id, `scopes ${scopes.join(", ")}, secret ••••${secretHint}`]);
   }
-  if (out.ip) rows.push(["IpAllocation", out.ip.ip, out.ip.id, `${out.ip.city} (${out.ip.asn}), health ${out.ip.health}`]);
+  if (out.ip)
+    rows.push(["IpAllocation", out.ip.ip, out.ip.id, `${out.ip.city} (${out.ip.asn}), health ${out.ip.health}`]);
   const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => (row[column] ?? "").length)));
-  return rows.map((row) => row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] ?? 0) : cell)).join("  "));
+  return rows.map((row) =>
+    row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] ?? 0) : cell)).join("  "),
+  );
 }

@@ -74,7 +74,10 @@ export const apiKeyHandler = {
     if (Array.isArray(news.scopes)) {
       news.scopes.forEach((scope, index) => {
         if (!isUnknown(scope) && !(SCOPES as readonly unknown[]).includes(scope)) {
-          failures.add(`scopes[${index}]`, `scopes[${index}] "${String(scope)}" is not a scope; use one of ${SCOPES.join(", ")}`);
+          failures.add(
+            `scopes[${index}]`,
+            `scopes[${index}] "${String(scope)}" is not a scope; use one of ${SCOPES.join(", ")}`,
+          );
         }
       });
       if (failures.failures.length === 0) failures.validate("scopes", Scopes, news.scopes);
@@ -86,13 +89,17 @@ export const apiKeyHandler = {
     let expiresAt = news.expiresAt as string | undefined;
     if (expiresAt !== undefined && !isUnknown(expiresAt)) {
       const parsed = typeof expiresAt === "string" ? new Date(expiresAt) : undefined;
-      if (!parsed || Number.isNaN(parsed.getTime())) failures.add("expiresAt", `expiresAt must be an ISO 8601 timestamp (got ${JSON.stringify(expiresAt)})`);
+      if (!parsed || Number.isNaN(parsed.getTime()))
+        failures.add("expiresAt", `expiresAt must be an ISO 8601 timestamp (got ${JSON.stringify(expiresAt)})`);
       else expiresAt = failures.validate("expiresAt", Timestamp, parsed.toISOString());
     }
     if (news.adoptId !== undefined) failures.validate("adoptId", ApiKeyId, news.adoptId);
     return failures.result({
       name: news.name as string,
-      scopes: Array.isArray(news.scopes) && !news.scopes.some(isUnknown) ? canonicalScopes(news.scopes as string[]) : (news.scopes as Scope[]),
+      scopes:
+        Array.isArray(news.scopes) && !news.scopes.some(isUnknown)
+          ? canonicalScopes(news.scopes as string[])
+          : (news.scopes as Scope[]),
       ...(expiresAt !== undefined ? { expiresAt } : {}),
       ...(news.rotationTrigger !== undefined ? { rotationTrigger: news.rotationTrigger as string } : {}),
       graceHours: graceHours as number,
@@ -122,12 +129,27 @@ export const apiKeyHandler = {
       }
       return { id: existing.id, outs: toState(existing, inputs, undefined) };
     }
-    const created = await explained(label(inputs.name), "create it", client.keys.create({ name: inputs.name, scopes: inputs.scopes, ...(inputs.expiresAt ? { expires_at: inputs.expiresAt } : {}) }));
+    const created = await explained(
+      label(inputs.name),
+      "create it",
+      client.keys.create({
+        name: inputs.name,
+        scopes: inputs.scopes,
+        ...(inputs.expiresAt ? { expires_at: inputs.expiresAt } : {}),
+      }),
+    );
     const fromCreate = toState(created, inputs, created.secret);
     try {
-      return { id: created.id, outs: toState(await readBack(readsFor(client).apiKey, created.id), inputs, created.secret) };
+      return {
+        id: created.id,
+        outs: toState(await readBack(readsFor(client).apiKey, created.id), inputs, created.secret),
+      };
     } catch (error) {
-      throw new PartialFailure(explain(label(inputs.name), "read it back after creating it", error).message, created.id, { ...fromCreate });
+      throw new PartialFailure(
+        explain(label(inputs.name), "read it back after creating it", error).message,
+        created.id,
+        { ...fromCreate },
+      );
     }
   },
 
@@ -144,12 +166,20 @@ export const apiKeyHandler = {
       const key = await explained(label(news.name), "read it", client.keys.get(id));
       return { outs: toState(key, news, olds.secret) };
     }
-    const rotated = await explained(label(news.name), "rotate it", client.keys.rotate(id, { grace_hours: news.graceHours }));
+    const rotated = await explained(
+      label(news.name),
+      "rotate it",
+      client.keys.rotate(id, { grace_hours: news.graceHours }),
+    );
     return { outs: toState(rotated, news, rotated.secret) };
   },
 
   async delete(id: string, props: Partial<State>): Promise<void> {
-    await explained(label(props.name), "revoke it", unlessGone(() => apiClient().keys.revoke(id)));
+    await explained(
+      label(props.name),
+      "revoke it",
+      unlessGone(() => apiClient().keys.revoke(id)),
+    );
   },
 };
 
@@ -167,8 +197,22 @@ export class ApiKey extends pulumi.dynamic.Resource {
   declare readonly previousSecretExpiresAt: pulumi.Output<string | null>;
 
   constructor(name: string, args: ApiKeyArgs, opts?: pulumi.CustomResourceOptions) {
-    const outputs = { keyId: undefined, secret: undefined, secretHint: undefined, createdAt: undefined, lastRotatedAt: undefined, previousSecretExpiresAt: undefined };
+    const outputs = {
+      keyId: undefined,
+      secret: undefined,
+      secretHint: undefined,
+      createdAt: undefined,
+      lastRotatedAt: undefined,
+      previousSecretExpiresAt: undefined,
+    };
     // An optional input is an output too: without a key here, `key.expiresAt` would be undefined when omitted.
-    super(stubs, name, { ...outputs, expiresAt: undefined, ...args }, { ...opts, additionalSecretOutputs: ["secret", ...(opts?.additionalSecretOutputs ?? [])] }, "proxy", "ApiKey");
+    super(
+      stubs,
+      name,
+      { ...outputs, expiresAt: undefined, ...args },
+      { ...opts, additionalSecretOutputs: ["secret", ...(opts?.additionalSecretOutputs ?? [])] },
+      "proxy",
+      "ApiKey",
+    );
   }
 }

@@ -36,7 +36,12 @@ export function apiClient(): ProxyClient {
   const identity = `${apiUrl}\u0000${apiKey}`;
   if (!client || clientFor !== identity) {
     // The hook tells coalesced reads when a list page actually went out (see reads.ts).
-    const created: ProxyClient = new ProxyClient({ baseUrl: apiUrl, apiKey, userAgent: "pulumi-proxy-provider", logger: (event) => noteRequestSent(created, event) });
+    const created: ProxyClient = new ProxyClient({
+      baseUrl: apiUrl,
+      apiKey,
+      userAgent: "pulumi-proxy-provider",
+      logger: (event) => noteRequestSent(created, event),
+    });
     client = created;
     clientFor = identity;
   }

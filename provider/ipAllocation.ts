@@ -60,7 +60,9 @@ function toState(allocation: WireAllocation, inputs: Inputs, carried: Partial<St
   return {
     ...inputs,
     ...(carried.lastReplacedIp !== undefined ? { lastReplacedIp: carried.lastReplacedIp } : {}),
-    ...(carried.lastReplacementChargeCents !== undefined ? { lastReplacementChargeCents: carried.lastReplacementChargeCents } : {}),
+    ...(carried.lastReplacementChargeCents !== undefined
+      ? { lastReplacementChargeCents: carried.lastReplacementChargeCents }
+      : {}),
     allocationId: allocation.id,
     ip: allocation.ip,
     asn: allocation.asn,
@@ -93,7 +95,11 @@ export const ipAllocationHandler = {
       failures.add("keepCity", "keepCity must be true or false");
     }
     if (news.maxReplacementChargeCents !== undefined) {
-      failures.validate("maxReplacementChargeCents", ReplaceIpBody.shape.max_charge_cents, news.maxReplacementChargeCents);
+      failures.validate(
+        "maxReplacementChargeCents",
+        ReplaceIpBody.shape.max_charge_cents,
+        news.maxReplacementChargeCents,
+      );
     }
     if (news.adoptId !== undefined) failures.validate("adoptId", IpPathSegment, news.adoptId);
     return failures.result({
@@ -103,7 +109,9 @@ export const ipAllocationHandler = {
       ...(news.replaceTrigger !== undefined ? { replaceTrigger: news.replaceTrigger as string } : {}),
       replaceReason: replaceReason as string,
       keepCity: news.keepCity === true,
-      ...(news.maxReplacementChargeCents !== undefined ? { maxReplacementChargeCents: news.maxReplacementChargeCents as number } : {}),
+      ...(news.maxReplacementChargeCents !== undefined
+        ? { maxReplacementChargeCents: news.maxReplacementChargeCents as number }
+        : {}),
       ...(news.adoptId !== undefined ? { adoptId: news.adoptId as string } : {}),
     });
   },
@@ -123,19 +131,38 @@ export const ipAllocationHandler = {
     const client = apiClient();
     if (inputs.adoptId) {
       const existing = await explained(`IpAllocation ${inputs.adoptId}`, "adopt it", client.ips.get(inputs.adoptId));
-      const mismatch = (["product", "country", "city"] as const).filter((key) => inputs[key] !== undefined && inputs[key] !== existing[key]);
+      const mismatch = (["product", "country", "city"] as const).filter(
+        (key) => inputs[key] !== undefined && inputs[key] !== existing[key],
+      );
       if (mismatch.length > 0) {
         const wanted = mismatch.map((key) => `${key} "${existing[key]}"`).join(", ");
-        throw new Error(`IpAllocation ${existing.ip}: adoptId ${inputs.adoptId} has ${wanted}. Set the same values to adopt it.`);
+        throw new Error(
+          `IpAllocation ${existing.ip}: adoptId ${inputs.adoptId} has ${wanted}. Set the same values to adopt it.`,
+        );
       }
       return { id: existing.id, outs: toState(existing, { ...inputs, city: inputs.city ?? existing.city }, {}) };
     }
-    const allocated = await explained(label(inputs), "allocate it", client.ips.allocate({ product: inputs.product, country: inputs.country, ...(inputs.city ? { city: inputs.city } : {}) }));
+    const allocated = await explained(
+      label(inputs),
+      "allocate it",
+      client.ips.allocate({
+        product: inputs.product,
+        country: inputs.country,
+        ...(inputs.city ? { city: inputs.city } : {}),
+      }),
+    );
     const fromCreate = toState(allocated, inputs, {});
     try {
-      return { id: allocated.id, outs: toState(await readBack(readsFor(client).ipAllocation, allocated.id), inputs, {}) };
+      return {
+        id: allocated.id,
+        outs: toState(await readBack(readsFor(client).ipAllocation, allocated.id), inputs, {}),
+      };
     } catch (error) {
-      throw new PartialFailure(explain(label(allocated), "read it back after allocating it", error).message, allocated.id, { ...fromCreate });
+      throw new PartialFailure(
+        explain(label(allocated), "read it back after allocating it", error).message,
+        allocated.id,
+        { ...fromCreate },
+      );
     }
   },
 
@@ -157,7 +184,12 @@ export const ipAllocationHandler = {
         // Absent means "no charged replacement": the API then refuses anything beyond the free ones.
         max_charge_cents: news.maxReplacementChargeCents ?? 0,
       });
-      return { outs: toState(result.allocation, news, { lastReplacedIp: result.replaced_ip, lastReplacementChargeCents: result.charge?.amount_cents ?? 0 }) };
+      return {
+        outs: toState(result.allocation, news, {
+          lastReplacedIp: result.replaced_ip,
+          lastReplacementChargeCents: result.charge?.amount_cents ?? 0,
+        }),
+      };
     } catch (error) {
       if (error instanceof ConflictError && error.code === "charge_exceeds_limit") {
         const cost = error.details?.["charge_cents"];
@@ -172,7 +204,11 @@ export const ipAllocationHandler = {
   },
 
   async delete(id: string, props: Partial<State>): Promise<void> {
-    await explained(label(props), "release it", unlessGone(() => apiClient().ips.release(id)));
+    await explained(
+      label(props),
+      "release it",
+      unlessGone(() => apiClient().ips.release(id)),
+    );
   },
 };
 
@@ -195,8 +231,17 @@ export class IpAllocation extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: IpAllocationArgs, opts?: pulumi.CustomResourceOptions) {
     const outputs = {
-      allocationId: undefined, ip: undefined, asn: undefined, health: undefined, blacklists: undefined, allocatedAt: undefined, renewsAt: undefined,
-      replacementsThisMonth: undefined, freeReplacementsRemaining: undefined, lastReplacedIp: undefined, lastReplacementChargeCents: undefined,
+      allocationId: undefined,
+      ip: undefined,
+      asn: undefined,
+      health: undefined,
+      blacklists: undefined,
+      allocatedAt: undefined,
+      renewsAt: undefined,
+      replacementsThisMonth: undefined,
+      freeReplacementsRemaining: undefined,
+      lastReplacedIp: undefined,
+      lastReplacementChargeCents: undefined,
     };
     super(stubs, name, { ...outputs, city: undefined, ...args }, opts, "proxy", "IpAllocation");
   }

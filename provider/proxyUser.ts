@@ -99,10 +99,13 @@ export const proxyUserHandler = {
     failures.validate("name", ProxyUserName, news.name);
     const limitsKnown = !isUnknown(news.limits);
     const rawLimits = (limitsKnown ? (news.limits ?? {}) : {}) as Record<string, unknown>;
-    const limits = (limitsKnown ? { dailyGb: rawLimits.dailyGb ?? null, monthlyGb: rawLimits.monthlyGb ?? null } : news.limits) as Inputs["limits"];
+    const limits = (
+      limitsKnown ? { dailyGb: rawLimits.dailyGb ?? null, monthlyGb: rawLimits.monthlyGb ?? null } : news.limits
+    ) as Inputs["limits"];
     if (limitsKnown) {
       for (const key of Object.keys(rawLimits)) {
-        if (key !== "dailyGb" && key !== "monthlyGb") failures.add(`limits.${key}`, `limits.${key} is not a limit; use dailyGb and monthlyGb`);
+        if (key !== "dailyGb" && key !== "monthlyGb")
+          failures.add(`limits.${key}`, `limits.${key} is not a limit; use dailyGb and monthlyGb`);
       }
       const daily = failures.validate("limits.dailyGb", Gigabytes, limits.dailyGb);
       const monthly = failures.validate("limits.monthlyGb", Gigabytes, limits.monthlyGb);
@@ -135,13 +138,21 @@ export const proxyUserHandler = {
   async create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<State>> {
     const client = apiClient();
     if (inputs.adoptId) return adopt(inputs);
-    const created = await explained(label(inputs.name), "create it", client.proxyUsers.create({ name: inputs.name, limits: toWireLimits(inputs.limits), enabled: inputs.enabled }));
+    const created = await explained(
+      label(inputs.name),
+      "create it",
+      client.proxyUsers.create({ name: inputs.name, limits: toWireLimits(inputs.limits), enabled: inputs.enabled }),
+    );
     const fromCreate = toState(created, inputs, { password: created.password }, false);
     try {
       const reread = await readBack(readsFor(client).proxyUser, created.id);
       return { id: created.id, outs: toState(reread, inputs, fromCreate, false) };
     } catch (error) {
-      throw new PartialFailure(explain(label(inputs.name), "read it back after creating it", error).message, created.id, { ...fromCreate });
+      throw new PartialFailure(
+        explain(label(inputs.name), "read it back after creating it", error).message,
+        created.id,
+        { ...fromCreate },
+      );
     }
   },
 
@@ -161,13 +172,21 @@ export const proxyUserHandler = {
       ...(writeEnabled ? { enabled: news.enabled } : {}),
     };
     const client = apiClient();
-    const user = await explained(label(olds.name), "update it", Object.keys(body).length > 0 ? client.proxyUsers.update(id, body) : client.proxyUsers.get(id));
+    const user = await explained(
+      label(olds.name),
+      "update it",
+      Object.keys(body).length > 0 ? client.proxyUsers.update(id, body) : client.proxyUsers.get(id),
+    );
     const heldDisabled = !user.enabled && news.enabled && !writeEnabled;
     return { outs: toState(user, news, olds, heldDisabled) };
   },
 
   async delete(id: string, props: Partial<State>): Promise<void> {
-    await explained(label(props.name), "delete it", unlessGone(() => apiClient().proxyUsers.delete(id)));
+    await explained(
+      label(props.name),
+      "delete it",
+      unlessGone(() => apiClient().proxyUsers.delete(id)),
+    );
   },
 };
 
@@ -177,7 +196,9 @@ async function adopt(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<State>
   const id = inputs.adoptId as string;
   const existing = await explained(label(inputs.name), `adopt ${id}`, client.proxyUsers.get(id));
   if (existing.name !== inputs.name) {
-    throw new Error(`${label(inputs.name)}: adoptId ${id} is the proxy user "${existing.name}". Set name to "${existing.name}" to adopt it.`);
+    throw new Error(
+      `${label(inputs.name)}: adoptId ${id} is the proxy user "${existing.name}". Set name to "${existing.name}" to adopt it.`,
+    );
   }
   const current = toState(existing, inputs, {}, false);
   const body = {
@@ -202,8 +223,22 @@ export class ProxyUser extends pulumi.dynamic.Resource {
   declare readonly updatedAt: pulumi.Output<string>;
 
   constructor(name: string, args: ProxyUserArgs, opts?: pulumi.CustomResourceOptions) {
-    const outputs = { proxyUserId: undefined, username: undefined, password: undefined, disabledOutOfBand: undefined, createdAt: undefined, updatedAt: undefined };
+    const outputs = {
+      proxyUserId: undefined,
+      username: undefined,
+      password: undefined,
+      disabledOutOfBand: undefined,
+      createdAt: undefined,
+      updatedAt: undefined,
+    };
     // Optional inputs are outputs too: without a key here, `user.enabled` would be undefined when omitted.
-    super(stubs, name, { ...outputs, limits: undefined, enabled: undefined, ...args }, { ...opts, additionalSecretOutputs: ["password", ...(opts?.additionalSecretOutputs ?? [])] }, "proxy", "ProxyUser");
+    super(
+      stubs,
+      name,
+      { ...outputs, limits: undefined, enabled: undefined, ...args },
+      { ...opts, additionalSecretOutputs: ["password", ...(opts?.additionalSecretOutputs ?? [])] },
+      "proxy",
+      "ProxyUser",
+    );
   }
 }

@@ -234,7 +234,11 @@ export interface Reads {
 }
 
 const byClient = new WeakMap<ProxyClient, Reads>();
-const LIST_PATHS: Record<string, keyof Reads> = { "/v1/proxy-users": "proxyUser", "/v1/keys": "apiKey", "/v1/ips": "ipAllocation" };
+const LIST_PATHS: Record<string, keyof Reads> = {
+  "/v1/proxy-users": "proxyUser",
+  "/v1/keys": "apiKey",
+  "/v1/ips": "ipAllocation",
+};
 
 /** The client's transport hook: only the coalescers send these list requests. */
 export function noteRequestSent(client: ProxyClient, event: TransportEvent): void {
@@ -249,9 +253,18 @@ export function readsFor(client: ProxyClient): Reads {
   if (!reads) {
     const limit = LIST_LIMIT_MAX;
     reads = {
-      proxyUser: new ReadCoalescer({ page: (cursor) => client.proxyUsers.list({ limit, cursor }), get: (id) => client.proxyUsers.get(id) }),
-      apiKey: new ReadCoalescer({ page: (cursor) => client.keys.list({ limit, cursor }), get: (id) => client.keys.get(id) }),
-      ipAllocation: new ReadCoalescer({ page: (cursor) => client.ips.list({ limit, cursor }), get: (id) => client.ips.get(id) }),
+      proxyUser: new ReadCoalescer({
+        page: (cursor) => client.proxyUsers.list({ limit, cursor }),
+        get: (id) => client.proxyUsers.get(id),
+      }),
+      apiKey: new ReadCoalescer({
+        page: (cursor) => client.keys.list({ limit, cursor }),
+        get: (id) => client.keys.get(id),
+      }),
+      ipAllocation: new ReadCoalescer({
+        page: (cursor) => client.ips.list({ limit, cursor }),
+        get: (id) => client.ips.get(id),
+      }),
     };
     byClient.set(client, reads);
   }

@@ -108,10 +108,15 @@ export function explain(resource: string, action: string, error: unknown): Error
     );
   }
   if (error instanceof ConflictError && error.code === "conflict") {
-    return new Error(`${resource}: cannot ${action}: ${error.serverMessage} Choose another name, or adopt the existing object with adoptId.`, { cause: error });
+    return new Error(
+      `${resource}: cannot ${action}: ${error.serverMessage} Choose another name, or adopt the existing object with adoptId.`,
+      { cause: error },
+    );
   }
   if (error instanceof ApiError) {
     return new Error(`${resource}: cannot ${action}: ${error.message}`, { cause: error });
   }
-  return new Error(`${resource}: cannot ${action}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  return new Error(`${resource}: cannot ${action}: ${error instanceof Error ? error.message : String(error)}`, {
+    cause: error,
+  });
 }

@@ -32,7 +32,16 @@ export type {
   Limits,
   LimitsInput,
 } from "./schemas/proxyUsers";
-export type { IpAllocation, AllocateIpBody, ReplaceIpBody, ReplaceIpResult, ReplacementCharge, IpListQuery, IpProduct, IpHealth } from "./schemas/ips";
+export type {
+  IpAllocation,
+  AllocateIpBody,
+  ReplaceIpBody,
+  ReplaceIpResult,
+  ReplacementCharge,
+  IpListQuery,
+  IpProduct,
+  IpHealth,
+} from "./schemas/ips";
 export type { ApiKey, ApiKeyWithSecret, CreateApiKeyBody, RotateApiKeyBody, Scope } from "./schemas/keys";
 export type { UsageQuery, UsageReport } from "./schemas/usage";
 export type { Balance, BillingCharge, TopUpBody } from "./schemas/billing";

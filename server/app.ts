@@ -101,7 +101,9 @@ export class ReferenceApp {
     this.stats.byStatus[outcome] = (this.stats.byStatus[outcome] ?? 0) + 1;
     if (this.options.log) {
       const ms = (performance.now() - started).toFixed(1);
-      this.options.log(`${exchange.requestId} ${method} ${redactSecrets(exchange.path)} ${outcome} ${ms}ms ${exchange.keyId ?? "-"}`);
+      this.options.log(
+        `${exchange.requestId} ${method} ${redactSecrets(exchange.path)} ${outcome} ${ms}ms ${exchange.keyId ?? "-"}`,
+      );
     }
   }
 
@@ -124,7 +126,10 @@ export class ReferenceApp {
     if (rate.limited) {
       this.stats.rateLimited++;
       const message = `This API key has used its ${rate.limit} requests for this minute; retry in ${rate.resetSeconds} s.`;
-      return this.errorReply(exchange, new ApiError(429, "rate_limited", message, undefined, { "retry-after": String(rate.resetSeconds) }));
+      return this.errorReply(
+        exchange,
+        new ApiError(429, "rate_limited", message, undefined, { "retry-after": String(rate.resetSeconds) }),
+      );
     }
     if (!match) throw this.unmatched(exchange);
     const { route, params, searchParams } = match;
@@ -142,7 +147,11 @@ export class ReferenceApp {
         idempotency = { key: idempotencyKey, fingerprint: requestFingerprint(exchange.method, exchange.path, json) };
         const first = this.ledger.find(caller.id, callerSecret, idempotency.key, idempotency.fingerprint, clock.now());
         if (first) {
-          return { status: first.status, body: first.body, headers: { ...exchange.rateHeaders, "idempotent-replayed": "true" } };
+          return {
+            status: first.status,
+            body: first.body,
+            headers: { ...exchange.rateHeaders, "idempotent-replayed": "true" },
+          };
         }
       }
       body = parseWith(route.endpoint.body ?? NO_BODY, json);
@@ -163,20 +172,37 @@ export class ReferenceApp {
     });
     const status = route.endpoint.status;
     const text = status === 204 ? undefined : JSON.stringify(result);
-    if (idempotency) this.ledger.remember(caller.id, callerSecret, idempotency.key, idempotency.fingerprint, { status, body: text }, now);
+    if (idempotency)
+      this.ledger.remember(
+        caller.id,
+        callerSecret,
+        idempotency.key,
+        idempotency.fingerprint,
+        { status, body: text },
+        now,
+      );
     if (route.changesState) this.options.onCommit();
     return { status, body: text, headers: exchange.rateHeaders };
   }
 
   private unmatched(exchange: Exchange): ApiError {
     const allowed = this.router.allowedMethods(exchange.path);
-    if (allowed.length === 0) return new ApiError(404, "not_found", `There is no route ${exchange.method} ${redactSecrets(exchange.path)}.`);
-    return new ApiError(405, "method_not_allowed", `${exchange.method} is not allowed here; use ${allowed.join(" or ")}.`, { allowed_methods: allowed }, { allow: allowed.join(", ") });
+    if (allowed.length === 0)
+      return new ApiError(404, "not_found", `There is no route ${exchange.method} ${redactSecrets(exchange.path)}.`);
+    return new ApiError(
+      405,
+      "method_not_allowed",
+      `${exchange.method} is not allowed here; use ${allowed.join(" or ")}.`,
+      { allowed_methods: allowed },
+      { allow: allowed.join(", ") },
+    );
   }
 
   private errorReply(exchange: Exchange, error: unknown): Reply {
     if (!(error instanceof ApiError)) {
-      this.options.log?.(`${exchange.requestId} internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      this.options.log?.(
+        `${exchange.requestId} internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
       error = new ApiError(500, "internal_error", "The server hit an internal error; retry the request.");
     }
     const apiError = error as ApiError;
@@ -205,7 +231,9 @@ export class ReferenceApp {
 
 class PayloadTooLarge extends ApiError {
   constructor(readonly drained: boolean) {
-    super(413, "payload_too_large", `The request body is larger than ${BODY_LIMIT_BYTES} bytes.`, { limit_bytes: BODY_LIMIT_BYTES });
+    super(413, "payload_too_large", `The request body is larger than ${BODY_LIMIT_BYTES} bytes.`, {
+      limit_bytes: BODY_LIMIT_BYTES,
+    });
   }
 }
 
@@ -217,7 +245,11 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   }
   if (read.text.length === 0) return {};
   if (!isJsonContentType(req.headers["content-type"])) {
-    throw new ApiError(415, "unsupported_media_type", "Request bodies must be JSON, sent with content-type: application/json.");
+    throw new ApiError(
+      415,
+      "unsupported_media_type",
+      "Request bodies must be JSON, sent with content-type: application/json.",
+    );
   }
   try {
     return JSON.parse(read.text) as unknown;

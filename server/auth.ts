@@ -39,13 +39,26 @@ export interface Authenticated {
 }
 
 /** Resolves the Authorization header to a key, or throws the contract's 401. Never echoes the secret. */
-export function authenticate(header: string | undefined, store: Store, hasher: SecretHasher, now: number): Authenticated {
+export function authenticate(
+  header: string | undefined,
+  store: Store,
+  hasher: SecretHasher,
+  now: number,
+): Authenticated {
   if (header === undefined || header === "") {
-    throw new ApiError(401, "unauthenticated", "The request has no Authorization header; send Authorization: Bearer <API key secret>.");
+    throw new ApiError(
+      401,
+      "unauthenticated",
+      "The request has no Authorization header; send Authorization: Bearer <API key secret>.",
+    );
   }
   const secret = BEARER.exec(header)?.[1];
   if (secret === undefined || !SecretPattern.test(secret)) {
-    throw new ApiError(401, "unauthenticated", "The Authorization header must be Bearer followed by an API key secret shaped like live_<token>.");
+    throw new ApiError(
+      401,
+      "unauthenticated",
+      "The Authorization header must be Bearer followed by an API key secret shaped like live_<token>.",
+    );
   }
   const hash = hasher.hash(secret);
   const keyId = store.keyIdForSecretHash(hash);
@@ -67,8 +80,13 @@ export function hasScopes(key: KeyRecord, required: readonly Scope[]): boolean {
 export function requireScopes(key: KeyRecord, required: readonly Scope[]): void {
   if (hasScopes(key, required)) return;
   const missing = required.filter((scope) => !key.scopes.includes(scope));
-  throw new ApiError(403, "insufficient_scope", `This API key lacks the scope ${missing.join(", ")} that this request needs.`, {
-    required_scopes: [...required],
-    missing_scopes: missing,
-  });
+  throw new ApiError(
+    403,
+    "insufficient_scope",
+    `This API key lacks the scope ${missing.join(", ")} that this request needs.`,
+    {
+      required_scopes: [...required],
+      missing_scopes: missing,
+    },
+  );
 }

@@ -24,7 +24,8 @@ function numberFlag(values: Record<string, unknown>, name: string, check: (n: nu
   const raw = values[name];
   if (raw === undefined) return undefined;
   const value = Number(raw);
-  if (typeof raw !== "string" || raw.trim() === "" || !check(value)) throw new Error(`--${name}: invalid value ${String(raw)}`);
+  if (typeof raw !== "string" || raw.trim() === "" || !check(value))
+    throw new Error(`--${name}: invalid value ${String(raw)}`);
   return value;
 }
 

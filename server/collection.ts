@@ -54,7 +54,12 @@ export class OrderedCollection<T extends Sequenced> {
     for (const record of this.ordered) if (this.isLive(record)) yield record;
   }
 
-  page(options: { cursor?: string | undefined; limit: number; newestFirst?: boolean; filter?: (record: T) => boolean }): Page<T> {
+  page(options: {
+    cursor?: string | undefined;
+    limit: number;
+    newestFirst?: boolean;
+    filter?: (record: T) => boolean;
+  }): Page<T> {
     const { limit, filter } = options;
     const after = options.cursor === undefined ? undefined : this.decodeCursor(options.cursor);
     const items: T[] = [];

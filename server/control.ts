@@ -20,13 +20,15 @@ export interface ServerControl {
 }
 
 function requireCount(name: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
 }
 
 export function createControl(store: Store, clock: Clock, onCommit: () => void): ServerControl {
   return {
     setIpHealth(ipOrAllocationId, patch) {
-      if (!IpPathSegment.safeParse(ipOrAllocationId).success) throw new TypeError(`not an address or allocation id: ${ipOrAllocationId}`);
+      if (!IpPathSegment.safeParse(ipOrAllocationId).success)
+        throw new TypeError(`not an address or allocation id: ${ipOrAllocationId}`);
       const allocation = store.allocations.get(ipOrAllocationId) ?? store.allocationByIp(ipOrAllocationId);
       if (!allocation) throw new Error(`the account holds no allocation ${ipOrAllocationId}`);
       if (patch.health !== undefined) allocation.health = IpHealth.parse(patch.health);
@@ -46,18 +48,31 @@ export function createControl(store: Store, clock: Clock, onCommit: () => void):
     },
 
     createKey(opts) {
-      const parsed = CreateApiKeyBody.safeParse({ name: opts.name, scopes: opts.scopes, ...(opts.expiresAt ? { expires_at: opts.expiresAt } : {}) });
+      const parsed = CreateApiKeyBody.safeParse({
+        name: opts.name,
+        scopes: opts.scopes,
+        ...(opts.expiresAt ? { expires_at: opts.expiresAt } : {}),
+      });
       if (!parsed.success) {
-        throw new TypeError(`invalid key: ${toWireIssues(parsed.error).map((issue) => `${issue.path} ${issue.message}`).join("; ")}`);
+        throw new TypeError(
+          `invalid key: ${toWireIssues(parsed.error)
+            .map((issue) => `${issue.path} ${issue.message}`)
+            .join("; ")}`,
+        );
       }
       const expiresAt = parsed.data.expires_at === undefined ? null : Date.parse(parsed.data.expires_at);
-      const { record, secret } = createKey(store, clock.now(), { name: parsed.data.name, scopes: parsed.data.scopes, expiresAt });
+      const { record, secret } = createKey(store, clock.now(), {
+        name: parsed.data.name,
+        scopes: parsed.data.scopes,
+        expiresAt,
+      });
       onCommit();
       return { id: record.id, secret };
     },
 
     setBalance(cents) {
-      if (!Number.isSafeInteger(cents)) throw new RangeError(`balance must be an integer number of cents, got ${cents}`);
+      if (!Number.isSafeInteger(cents))
+        throw new RangeError(`balance must be an integer number of cents, got ${cents}`);
       store.balanceCents = cents;
       onCommit();
     },

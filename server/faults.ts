@@ -57,7 +57,8 @@ function seededRandom(seed: number): () => number {
 }
 
 function checkRate(name: string, value: number | undefined): void {
-  if (value !== undefined && !(value >= 0 && value <= 1)) throw new RangeError(`${name} must be between 0 and 1, got ${value}`);
+  if (value !== undefined && !(value >= 0 && value <= 1))
+    throw new RangeError(`${name} must be between 0 and 1, got ${value}`);
 }
 
 export class FaultInjector {
@@ -70,8 +71,10 @@ export class FaultInjector {
   }
 
   setOptions(options: FaultOptions): void {
-    for (const name of ["errorRate", "dropRate", "latencyRate", "afterCommitRate"] as const) checkRate(name, options[name]);
-    if (options.latencyMs !== undefined && !(options.latencyMs >= 0)) throw new RangeError("latencyMs must be at least 0");
+    for (const name of ["errorRate", "dropRate", "latencyRate", "afterCommitRate"] as const)
+      checkRate(name, options[name]);
+    if (options.latencyMs !== undefined && !(options.latencyMs >= 0))
+      throw new RangeError("latencyMs must be at least 0");
     if (options.errorStatuses?.length === 0) throw new RangeError("errorStatuses must not be empty");
     this.options = { ...options };
     this.random = options.seed === undefined ? Math.random : seededRandom(options.seed);
@@ -104,7 +107,11 @@ export class FaultInjector {
     const phase = fault.phase ?? "before";
     if (fault.kind === "latency") {
       const delay = fault.latencyMs ?? 0;
-      return { delayBeforeMs: phase === "before" ? delay : 0, delayAfterMs: phase === "after" ? delay : 0, failure: null };
+      return {
+        delayBeforeMs: phase === "before" ? delay : 0,
+        delayAfterMs: phase === "after" ? delay : 0,
+        failure: null,
+      };
     }
     return { delayBeforeMs: 0, delayAfterMs: 0, failure: { kind: fault.kind, phase } };
   }
@@ -113,7 +120,8 @@ export class FaultInjector {
     const o = this.options;
     const latency = o.latencyMs && this.random() < (o.latencyRate ?? 1) ? o.latencyMs : 0;
     const statuses = o.errorStatuses ?? [500, 503];
-    const pickStatus = (): FailureKind => String(statuses[Math.floor(this.random() * statuses.length)] ?? 500) as FailureKind;
+    const pickStatus = (): FailureKind =>
+      String(statuses[Math.floor(this.random() * statuses.length)] ?? 500) as FailureKind;
     let failure: FaultPlan["failure"] = null;
     if (o.errorRate && this.random() < o.errorRate) failure = { kind: pickStatus(), phase: "before" };
     else if (o.dropRate && this.random() < o.dropRate) failure = { kind: "reset", phase: "before" };

@@ -22,7 +22,11 @@ export function readBody(req: IncomingMessage): Promise<BodyRead> {
       else if (received > DRAIN_LIMIT_BYTES) finish({ kind: "too_large", drained: false });
     });
     req.on("end", () => {
-      finish(received > BODY_LIMIT_BYTES ? { kind: "too_large", drained: true } : { kind: "ok", text: Buffer.concat(chunks).toString("utf8") });
+      finish(
+        received > BODY_LIMIT_BYTES
+          ? { kind: "too_large", drained: true }
+          : { kind: "ok", text: Buffer.concat(chunks).toString("utf8") },
+      );
     });
     req.on("error", () => finish({ kind: "aborted" }));
     req.on("aborted", () => finish({ kind: "aborted" }));

@@ -71,23 +71,44 @@ export class IdempotencyLedger {
   constructor(private readonly store: Store) {}
 
   /** The first answer to replay, undefined to go ahead, or a 409 when the request differs. */
-  find(keyId: string, callerSecret: string, idempotencyKey: string, fingerprint: string, now: number): Replay | undefined {
+  find(
+    keyId: string,
+    callerSecret: string,
+    idempotencyKey: string,
+    fingerprint: string,
+    now: number,
+  ): Replay | undefined {
     this.sweep(now);
     const slot = IdempotencyLedger.slot(keyId, idempotencyKey);
     const record = this.store.idempotency.get(slot);
     if (record === undefined || now - record.createdAt >= IDEMPOTENCY_TTL_MS) return undefined;
     if (record.fingerprint !== fingerprint) {
-      throw new ApiError(409, "idempotency_key_reused", "This idempotency key was already used with a different request.");
+      throw new ApiError(
+        409,
+        "idempotency_key_reused",
+        "This idempotency key was already used with a different request.",
+      );
     }
     if (record.sealedBody === null) return { status: record.status, body: undefined };
     const body = unseal(record.sealedBody, callerSecret, slot);
     if (body === undefined) {
-      throw new ApiError(409, "idempotency_key_reused", "This idempotency key's first answer can only be replayed to the secret that sent the request.");
+      throw new ApiError(
+        409,
+        "idempotency_key_reused",
+        "This idempotency key's first answer can only be replayed to the secret that sent the request.",
+      );
     }
     return { status: record.status, body };
   }
 
-  remember(keyId: string, callerSecret: string, idempotencyKey: string, fingerprint: string, reply: Replay, now: number): void {
+  remember(
+    keyId: string,
+    callerSecret: string,
+    idempotencyKey: string,
+    fingerprint: string,
+    reply: Replay,
+    now: number,
+  ): void {
     const slot = IdempotencyLedger.slot(keyId, idempotencyKey);
     const sealedBody = reply.body === undefined ? null : seal(reply.body, callerSecret, slot);
     const record: IdempotencyRecord = { fingerprint, status: reply.status, sealedBody, createdAt: now };

@@ -49,6 +49,7 @@ export class RateLimiter {
   }
 
   private static check(perMinute: number): void {
-    if (!Number.isInteger(perMinute) || perMinute < 1) throw new RangeError(`rate limit must be a positive integer, got ${perMinute}`);
+    if (!Number.isInteger(perMinute) || perMinute < 1)
+      throw new RangeError(`rate limit must be a positive integer, got ${perMinute}`);
   }
 }

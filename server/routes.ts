@@ -47,7 +47,11 @@ export class Router {
   find(method: string, url: string): RouteMatch | null {
     const found = this.router.find(method as FindMyWay.HTTPMethod, url);
     if (!found) return null;
-    return { route: found.store as Route, params: found.params, searchParams: found.searchParams as Record<string, string | string[]> };
+    return {
+      route: found.store as Route,
+      params: found.params,
+      searchParams: found.searchParams as Record<string, string | string[]>,
+    };
   }
 
   /** Methods that would have matched, for a 405's `allow` header; empty means the path is unknown. */

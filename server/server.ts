@@ -51,7 +51,8 @@ function installRootKey(store: Store, secret: string, now: number): void {
   const hash = sha256Hex(secret);
   const root = [...store.keys.values()].find((key) => key.root);
   const holder = store.keyIdForSecretHash(hash);
-  if (holder !== undefined && holder !== root?.id) throw new Error("rootKey is already the secret of another key in the state file");
+  if (holder !== undefined && holder !== root?.id)
+    throw new Error("rootKey is already the secret of another key in the state file");
   if (!root) {
     createKey(store, now, { name: "root", scopes: [...SCOPES], expiresAt: null, root: true, secret });
     return;
@@ -80,7 +81,9 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     try {
       saveStore(stateFile, store);
     } catch (error) {
-      (log ?? console.error)(`could not save the state file: ${error instanceof Error ? error.message : String(error)}`);
+      (log ?? console.error)(
+        `could not save the state file: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   };
   // Batched: a burst of writes costs one file write, not one per request.
@@ -90,11 +93,20 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   saveNow();
 
   const faults = new FaultInjector(options.faults);
-  const app = new ReferenceApp({ store, clock, rateLimitPerMinute: options.rateLimitPerMinute ?? 600, faults, log, onCommit });
+  const app = new ReferenceApp({
+    store,
+    clock,
+    rateLimitPerMinute: options.rateLimitPerMinute ?? 600,
+    faults,
+    log,
+    onCommit,
+  });
   const server: Server = createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
     // The pipeline answers its own errors; this only catches a failure to write the answer at all.
     app.handle(req, res).catch((error: unknown) => {
-      (log ?? console.error)(`could not answer ${req.method ?? "?"} request: ${error instanceof Error ? error.message : String(error)}`);
+      (log ?? console.error)(
+        `could not answer ${req.method ?? "?"} request: ${error instanceof Error ? error.message : String(error)}`,
+      );
       res.destroy();
     });
   });

@@ -219,7 +219,8 @@ export class Store {
     for (const record of state.allocations) store.addAllocation(record);
     for (const record of state.keys) store.addKey(record);
     for (const record of state.charges) store.charges.add(record);
-    for (const bucket of state.traffic) store.recordTraffic(bucket.proxyUserId, bucket.day, bucket.bytes, bucket.requests);
+    for (const bucket of state.traffic)
+      store.recordTraffic(bucket.proxyUserId, bucket.day, bucket.bytes, bucket.requests);
     for (const [key, record] of state.idempotency) store.idempotency.set(key, record);
     return store;
   }

@@ -18,10 +18,14 @@ const repoRoot = path.resolve(__dirname, "..");
  * provisioning failure fails the run instead of skipping tests.
  */
 export default async function setup(project: TestProject): Promise<void> {
-  execFileSync(process.execPath, [path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], {
-    cwd: repoRoot,
-    stdio: "inherit",
-  });
+  execFileSync(
+    process.execPath,
+    [path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"],
+    {
+      cwd: repoRoot,
+      stdio: "inherit",
+    },
+  );
   ensureSelfLink();
   const cli = await provisionPulumi();
   process.env.PATH = `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}`;

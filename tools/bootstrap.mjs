@@ -31,7 +31,10 @@ const installed = fs.existsSync(stampFile) && fs.readFileSync(stampFile, "utf8")
 
 if (!installed) {
   if (!quiet) console.error("[setup] installing dependencies (npm ci)");
-  execFileSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: repoRoot, stdio: ["ignore", "inherit", "inherit"] });
+  execFileSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd: repoRoot,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
   fs.writeFileSync(stampFile, lockHash);
 }
 

@@ -40,18 +40,27 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
 const PATH_PARAMETERS: Record<string, { schema: z.ZodType; description: string }> = {
   "/v1/proxy-users/{id}": { schema: schemas.ProxyUserId, description: "Proxy user id (pu_…)." },
   "/v1/keys/{id}": { schema: schemas.ApiKeyId, description: "API key id (key_…)." },
-  "/v1/ips/{ip}": { schema: schemas.IpPathSegment, description: "The current IPv4 address, or the stable allocation id (alloc_…). Malformed: 400." },
+  "/v1/ips/{ip}": {
+    schema: schemas.IpPathSegment,
+    description: "The current IPv4 address, or the stable allocation id (alloc_…). Malformed: 400.",
+  },
 };
 
 /** Errors specific to an operation, beyond the ones every operation can answer. */
 const SPECIFIC_ERRORS: Partial<Record<string, Record<string, string>>> = {
   createProxyUser: { "409": "`conflict`: the name is taken; or `idempotency_key_reused`." },
-  allocateIp: { "402": "`insufficient_funds`: the balance does not cover one term.", "409": "`no_capacity`: no free address in that place; or `idempotency_key_reused`." },
+  allocateIp: {
+    "402": "`insufficient_funds`: the balance does not cover one term.",
+    "409": "`no_capacity`: no free address in that place; or `idempotency_key_reused`.",
+  },
   replaceIp: {
     "402": "`insufficient_funds`: the charge is larger than the balance. Nothing changes.",
-    "409": "`no_capacity`, or `charge_exceeds_limit` (with `details.charge_cents`; nothing changes), or `idempotency_key_reused`.",
+    "409":
+      "`no_capacity`, or `charge_exceeds_limit` (with `details.charge_cents`; nothing changes), or `idempotency_key_reused`.",
   },
-  createApiKey: { "403": "`insufficient_scope`, or `scope_escalation`: the new key would hold a scope the caller lacks." },
+  createApiKey: {
+    "403": "`insufficient_scope`, or `scope_escalation`: the new key would hold a scope the caller lacks.",
+  },
 };
 
 const ERROR_DESCRIPTIONS: Record<string, string> = {
@@ -88,7 +97,13 @@ function buildOperation(endpoint: Endpoint, components: Json): Json {
   const pathParameter = owner === undefined ? undefined : PATH_PARAMETERS[owner];
   for (const [, name] of endpoint.path.matchAll(/\{(\w+)\}/g)) {
     if (!pathParameter) throw new Error(`no schema for the path parameter of ${endpoint.path}`);
-    parameters.push({ name, in: "path", required: true, description: pathParameter.description, schema: jsonSchema(pathParameter.schema, "input") });
+    parameters.push({
+      name,
+      in: "path",
+      required: true,
+      description: pathParameter.description,
+      schema: jsonSchema(pathParameter.schema, "input"),
+    });
   }
   if (endpoint.query) {
     const query = jsonSchema(endpoint.query, "input") as { properties?: Record<string, Json>; required?: string[] };
@@ -103,17 +118,22 @@ function buildOperation(endpoint: Endpoint, components: Json): Json {
   if (endpoint.query || endpoint.body || endpoint.method === "POST" || owner === "/v1/ips/{ip}") statuses.add("400");
   if (pathParameter) statuses.add("404");
   if (endpoint.method === "POST") statuses.add("409");
-  if (endpoint.method === "POST" || endpoint.method === "PATCH") ["413", "415"].forEach((status) => statuses.add(status));
+  if (endpoint.method === "POST" || endpoint.method === "PATCH")
+    ["413", "415"].forEach((status) => statuses.add(status));
   const specific = SPECIFIC_ERRORS[endpoint.operationId] ?? {};
   Object.keys(specific).forEach((status) => statuses.add(status));
 
   const success: Json = { description: endpoint.summary, headers: { ...RATE_HEADERS } };
-  if (endpoint.method === "POST") (success.headers as Json)["idempotent-replayed"] = { $ref: "#/components/headers/IdempotentReplayed" };
-  if (endpoint.response) success.content = { "application/json": { schema: schemaRef(endpoint.response, "output", components) } };
+  if (endpoint.method === "POST")
+    (success.headers as Json)["idempotent-replayed"] = { $ref: "#/components/headers/IdempotentReplayed" };
+  if (endpoint.response)
+    success.content = { "application/json": { schema: schemaRef(endpoint.response, "output", components) } };
   const responses: Json = { [String(endpoint.status)]: success };
   for (const status of [...statuses].sort()) {
     const description = specific[status];
-    responses[status] = description ? { ...errorResponse(status), description } : { $ref: `#/components/responses/Error${status}` };
+    responses[status] = description
+      ? { ...errorResponse(status), description }
+      : { $ref: `#/components/responses/Error${status}` };
   }
 
   const always = endpoint.scopes.length > 0 ? endpoint.scopes.join(", ") : "none always";
@@ -145,7 +165,10 @@ function errorResponse(status: string): Json {
   };
 }
 
-const integerHeader = (description: string, minimum: number): Json => ({ description, schema: { type: "integer", minimum } });
+const integerHeader = (description: string, minimum: number): Json => ({
+  description,
+  schema: { type: "integer", minimum },
+});
 
 export function buildOpenApiDocument(): Json {
   const componentSchemas: Json = { ErrorBody: jsonSchema(schemas.ErrorBody, "output") };
@@ -166,14 +189,16 @@ export function buildOpenApiDocument(): Json {
         "Rate limit: per API key (all its secrets share one budget), fixed 60-second windows, 600 requests per window by default.",
         "Lists take `limit` (1-200, default 50) and an opaque `cursor`, and answer `next_cursor` (null at the end); walks are stable under concurrent creates.",
         "Any POST may carry `idempotency-key` (1-255 characters, per API key, 24 hours): the same body replays the first successful answer with `idempotent-replayed: true`; a different body is a 409.",
-        "Errors: `{\"error\": {code, message, request_id, details?}}`; every answer carries `x-request-id`.",
+        'Errors: `{"error": {code, message, request_id, details?}}`; every answer carries `x-request-id`.',
       ].join("\n\n"),
     },
     servers: [{ url: "{base_url}", variables: { base_url: { default: "http://127.0.0.1:8787" } } }],
     security: [{ bearer: [] }],
     paths,
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key secret, `live_<token>`." } },
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "An API key secret, `live_<token>`." },
+      },
       schemas: componentSchemas,
       parameters: {
         IdempotencyKey: {
@@ -190,7 +215,10 @@ export function buildOpenApiDocument(): Json {
         RateLimitRemaining: integerHeader("Requests left in the current window.", 0),
         RateLimitReset: integerHeader("Whole seconds until the window resets.", 1),
         RetryAfter: integerHeader("Whole seconds to wait before retrying.", 1),
-        IdempotentReplayed: { description: "`true` when the answer replays the first one for this idempotency key.", schema: { type: "string", enum: ["true"] } },
+        IdempotentReplayed: {
+          description: "`true` when the answer replays the first one for this idempotency key.",
+          schema: { type: "string", enum: ["true"] },
+        },
       },
       responses,
     },

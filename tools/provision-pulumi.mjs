@@ -49,7 +49,11 @@ function sha256(file) {
 /** @param {string} command @param {string[]} args */
 function tryOutput(command, args) {
   try {
-    return execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 30_000 }).trim();
+    return execFileSync(command, args, {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 30_000,
+    }).trim();
   } catch {
     return undefined;
   }
@@ -144,7 +148,10 @@ function goVersionProblem() {
  */
 function upstreamReplaceLines(version, env) {
   const info = JSON.parse(
-    execFileSync("go", ["mod", "download", "-json", `github.com/pulumi/pulumi/pkg/v3@v${version}`], { encoding: "utf8", env }),
+    execFileSync("go", ["mod", "download", "-json", `github.com/pulumi/pulumi/pkg/v3@v${version}`], {
+      encoding: "utf8",
+      env,
+    }),
   );
   const goMod = fs.readFileSync(info.GoMod, "utf8");
   const lines = [...goMod.matchAll(/^replace\s+(\S+)\s+=>\s+(\S+)\s+(v\S+)\s*$/gm)];
@@ -181,20 +188,44 @@ async function fromGoBuild(version, binDir) {
     say(`fetching github.com/pulumi/pulumi/pkg/v3@v${version} from the Go module proxy`);
     const replaces = upstreamReplaceLines(version, /** @type {Record<string,string>} */ (env));
     fs.writeFileSync(modFile, ["module pulumi-proxy.local/cli-build", "", "go 1.24", "", ...replaces, ""].join("\n"));
-    await run(["get", `github.com/pulumi/pulumi/pkg/v3/cmd/pulumi@v${version}`, `github.com/pulumi/pulumi/sdk/v3@v${version}`], buildDir, /** @type {Record<string,string>} */ (env));
+    await run(
+      ["get", `github.com/pulumi/pulumi/pkg/v3/cmd/pulumi@v${version}`, `github.com/pulumi/pulumi/sdk/v3@v${version}`],
+      buildDir,
+      /** @type {Record<string,string>} */ (env),
+    );
   }
   fs.copyFileSync(languageHostSource, path.join(buildDir, "language-host", "main.go"));
   const stampVersion = (/** @type {string} */ pkg) => `-s -w -X ${pkg}=v${version}`;
   if (!fs.existsSync(path.join(binDir, "pulumi"))) {
     say(`compiling pulumi v${version} (the first build takes several minutes)`);
     await run(
-      ["build", "-trimpath", "-ldflags", stampVersion("github.com/pulumi/pulumi/sdk/v3/go/common/version.Version"), "-o", path.join(binDir, "pulumi"), "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi"],
+      [
+        "build",
+        "-trimpath",
+        "-ldflags",
+        stampVersion("github.com/pulumi/pulumi/sdk/v3/go/common/version.Version"),
+        "-o",
+        path.join(binDir, "pulumi"),
+        "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi",
+      ],
       buildDir,
       /** @type {Record<string,string>} */ (env),
     );
   }
   say("compiling pulumi-language-nodejs");
-  await run(["build", "-trimpath", "-ldflags", stampVersion("main.version"), "-o", path.join(binDir, "pulumi-language-nodejs"), "./language-host"], buildDir, /** @type {Record<string,string>} */ (env));
+  await run(
+    [
+      "build",
+      "-trimpath",
+      "-ldflags",
+      stampVersion("main.version"),
+      "-o",
+      path.join(binDir, "pulumi-language-nodejs"),
+      "./language-host",
+    ],
+    buildDir,
+    /** @type {Record<string,string>} */ (env),
+  );
 }
 
 /**

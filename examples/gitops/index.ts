@@ -18,12 +18,15 @@ const users = config.getObject<Record<string, UserSpec>>("users") ?? {
 
 const proxyUsers = Object.entries(users).map(
   ([name, spec]) =>
-    [name, new ProxyUser(name, {
-      name: `${prefix}-${name}`,
-      limits: { dailyGb: spec.dailyGb ?? null, monthlyGb: spec.monthlyGb ?? null },
-      enabled: spec.enabled ?? true,
-      ...(spec.reenable !== undefined ? { reenableTrigger: spec.reenable } : {}),
-    })] as const,
+    [
+      name,
+      new ProxyUser(name, {
+        name: `${prefix}-${name}`,
+        limits: { dailyGb: spec.dailyGb ?? null, monthlyGb: spec.monthlyGb ?? null },
+        enabled: spec.enabled ?? true,
+        ...(spec.reenable !== undefined ? { reenableTrigger: spec.reenable } : {}),
+      }),
+    ] as const,
 );
 
 // The drift job itself needs no API key of its own: it reads through the stack's provider config.
@@ -31,6 +34,9 @@ const proxyUsers = Object.entries(users).map(
 const reports = new ApiKey("usage-reports", { name: `${prefix}-usage-reports`, scopes: ["usage:read"] });
 
 export const team = Object.fromEntries(
-  proxyUsers.map(([name, user]) => [name, { id: user.proxyUserId, username: user.username, limits: user.limits, enabled: user.enabled }]),
+  proxyUsers.map(([name, user]) => [
+    name,
+    { id: user.proxyUserId, username: user.username, limits: user.limits, enabled: user.enabled },
+  ]),
 );
 export const reportsKey = { id: reports.keyId, secretHint: reports.secretHint };

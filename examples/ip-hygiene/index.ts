@@ -55,7 +55,13 @@ export const addresses = Object.fromEntries(
  * `retire` field of its allocation in config and run `pulumi up`.
  */
 export const needsReplacement = pulumi
-  .all(allocations.map(({ name, allocation }) => pulumi.all([name, allocation.ip, allocation.health, allocation.blacklists])))
+  .all(
+    allocations.map(({ name, allocation }) =>
+      pulumi.all([name, allocation.ip, allocation.health, allocation.blacklists]),
+    ),
+  )
   .apply((rows) =>
-    rows.filter(([, , health, blacklists]) => health === "bad" || blacklists > 0).map(([name, ip, health, blacklists]) => ({ name, ip, health, blacklists })),
+    rows
+      .filter(([, , health, blacklists]) => health === "bad" || blacklists > 0)
+      .map(([name, ip, health, blacklists]) => ({ name, ip, health, blacklists })),
   );

@@ -17,7 +17,9 @@ const reporting = new ApiKey("reporting", {
   scopes: ["usage:read"],
 });
 
-const address = allocateIp ? new IpAllocation("us-isp", { product: "isp", country: "us", city: "new york" }) : undefined;
+const address = allocateIp
+  ? new IpAllocation("us-isp", { product: "isp", country: "us", city: "new york" })
+  : undefined;
 
 export const proxyUser = {
   id: scraper.proxyUserId,
@@ -27,7 +29,12 @@ export const proxyUser = {
 };
 /** Secret: `pulumi stack output proxyUserPassword --show-secrets` reveals it. */
 export const proxyUserPassword = scraper.password;
-export const apiKey = { id: reporting.keyId, name: reporting.name, scopes: reporting.scopes, secretHint: reporting.secretHint };
+export const apiKey = {
+  id: reporting.keyId,
+  name: reporting.name,
+  scopes: reporting.scopes,
+  secretHint: reporting.secretHint,
+};
 /** Secret, shown once by the API and kept only in the (encrypted) stack state. */
 export const apiKeySecret = reporting.secret;
 export const ip = address

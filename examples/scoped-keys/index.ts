@@ -22,14 +22,23 @@ const integrations: Record<string, Scope[]> = {
 
 const keys = Object.entries(integrations).map(
   ([integration, scopes]) =>
-    [integration, new ApiKey(integration, { name: `${prefix}-${integration}`, scopes, rotationTrigger: rotation, graceHours })] as const,
+    [
+      integration,
+      new ApiKey(integration, { name: `${prefix}-${integration}`, scopes, rotationTrigger: rotation, graceHours }),
+    ] as const,
 );
 
 /** Safe to show: ids, scopes and the last four characters of each secret. */
 export const keyInfo = Object.fromEntries(
   keys.map(([integration, key]) => [
     integration,
-    { id: key.keyId, scopes: key.scopes, secretHint: key.secretHint, lastRotatedAt: key.lastRotatedAt, previousSecretExpiresAt: key.previousSecretExpiresAt },
+    {
+      id: key.keyId,
+      scopes: key.scopes,
+      secretHint: key.secretHint,
+      lastRotatedAt: key.lastRotatedAt,
+      previousSecretExpiresAt: key.previousSecretExpiresAt,
+    },
   ]),
 );
 /** Secret: hand each value to its integration's secret store, e.g. `pulumi stack output secrets --show-secrets`. */

@@ -156,7 +156,16 @@ export function errorFromResponse(res: ErrorResponse): ApiError {
   // A 400 reads best as the field and what is wrong with it, as the server listed them.
   const issues = res.status === 400 ? readIssues(details) : [];
   const shown = issues.length > 0 ? describeIssues(issues) : message;
-  const init: ApiErrorInit = { status: res.status, code, message: shown, requestId, details, method: res.method, path: res.path, serverMessage: message };
+  const init: ApiErrorInit = {
+    status: res.status,
+    code,
+    message: shown,
+    requestId,
+    details,
+    method: res.method,
+    path: res.path,
+    serverMessage: message,
+  };
   if (res.status === 429) return new RateLimitError({ ...init, retryAfterSeconds: res.retryAfterSeconds });
   const Cls = classFor(res.status);
   return new Cls(init);
@@ -184,4 +193,3 @@ export function redact(text: string, secrets: readonly string[]): string {
   for (const secret of secrets) if (secret.length > 0) out = out.split(secret).join("[redacted]");
   return out;
 }
-

@@ -200,10 +200,13 @@ export class Pacer {
     if (this.#timer && this.#timerAt <= at) return;
     this.#clearTimer();
     this.#timerAt = at;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#pump();
-    }, Math.max(1, Math.ceil(at - this.#now())));
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#pump();
+      },
+      Math.max(1, Math.ceil(at - this.#now())),
+    );
   }
 
   #clearTimer(): void {

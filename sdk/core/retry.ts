@@ -41,7 +41,11 @@ export function backoffMs(retry: number, options: BackoffOptions): number {
  * A 429 waits what the server asked, capped, plus up to 10 % jitter (at least 50 ms) so that many
  * requests held by the same retry-after do not land in the same millisecond.
  */
-export function rateLimitWaitMs(retryAfterSeconds: number | undefined, capMs: number, random: () => number = Math.random): number {
+export function rateLimitWaitMs(
+  retryAfterSeconds: number | undefined,
+  capMs: number,
+  random: () => number = Math.random,
+): number {
   const asked = retryAfterSeconds === undefined ? 1_000 : retryAfterSeconds * 1000;
   const base = Math.min(capMs, Math.max(0, asked));
   return Math.floor(base + random() * Math.max(50, base * 0.1));

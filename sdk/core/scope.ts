@@ -9,7 +9,10 @@ export class CallScope {
   constructor(method: string, path: string, options: RequestOptions) {
     const user = options.signal;
     if (user) {
-      const onAbort = () => this.#controller.abort(new RequestAbortedError(`${method} ${path}: aborted by the caller`, { cause: user.reason }));
+      const onAbort = () =>
+        this.#controller.abort(
+          new RequestAbortedError(`${method} ${path}: aborted by the caller`, { cause: user.reason }),
+        );
       if (user.aborted) onAbort();
       else {
         user.addEventListener("abort", onAbort, { once: true });

@@ -4,7 +4,8 @@ export class Semaphore {
   readonly #waiters: { grant: () => void; signal: AbortSignal | undefined; onAbort: () => void }[] = [];
 
   constructor(size: number) {
-    if (!Number.isInteger(size) || size < 1) throw new RangeError(`concurrency must be a positive integer, got ${size}`);
+    if (!Number.isInteger(size) || size < 1)
+      throw new RangeError(`concurrency must be a positive integer, got ${size}`);
     this.#free = size;
   }
 

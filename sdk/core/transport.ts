@@ -1,8 +1,23 @@
 import { randomUUID } from "node:crypto";
 import { request, type Dispatcher } from "undici";
-import { ConnectionError, errorFromResponse, ProxyError, redact, ResponseValidationError, TimeoutError, type ApiError } from "./errors";
+import {
+  ConnectionError,
+  errorFromResponse,
+  ProxyError,
+  redact,
+  ResponseValidationError,
+  TimeoutError,
+  type ApiError,
+} from "./errors";
 import { Pacer } from "./pacer";
-import { backoffMs, isRetriableStatus, parseIntHeader, parseRetryAfter, rateLimitWaitMs, retriableAfterAmbiguousFailure } from "./retry";
+import {
+  backoffMs,
+  isRetriableStatus,
+  parseIntHeader,
+  parseRetryAfter,
+  rateLimitWaitMs,
+  retriableAfterAmbiguousFailure,
+} from "./retry";
 import { CallScope } from "./scope";
 import { Semaphore } from "./semaphore";
 import type { Call, ClientOptions, RateLimitInfo, RequestOptions, TransportEvent, TransportStats } from "./types";
@@ -23,7 +38,12 @@ export class Transport {
   readonly stats: TransportStats = { requests: 0, retries: 0, rateLimited: 0 };
   readonly baseUrl: string;
   readonly #apiKey: string;
-  readonly #options: Required<Pick<ClientOptions, "timeoutMs" | "maxRetries" | "retryAfterCapMs" | "pacing" | "userAgent" | "retryBaseDelayMs" | "retryMaxDelayMs">>;
+  readonly #options: Required<
+    Pick<
+      ClientOptions,
+      "timeoutMs" | "maxRetries" | "retryAfterCapMs" | "pacing" | "userAgent" | "retryBaseDelayMs" | "retryMaxDelayMs"
+    >
+  >;
   readonly #logger: ((event: TransportEvent) => void) | undefined;
   readonly #dispatcher: Dispatcher | undefined;
   readonly #semaphore: Semaphore;
@@ -60,14 +80,22 @@ export class Transport {
 
   async call<T>(call: Call<T>, options: RequestOptions = {}): Promise<T> {
     const { method, path } = call;
-    const idempotencyKey = method === "POST" || method === "PATCH" ? (options.idempotencyKey ?? randomUUID()) : undefined;
+    const idempotencyKey =
+      method === "POST" || method === "PATCH" ? (options.idempotencyKey ?? randomUUID()) : undefined;
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     const maxRetries = options.maxRetries ?? this.#options.maxRetries;
     const scope = new CallScope(method, path, options);
     try {
       let ambiguous = false;
       for (let attempt = 0; ; attempt++) {
-        const outcome = await this.#attempt(call, body, idempotencyKey, attempt, options.timeoutMs ?? this.#options.timeoutMs, scope);
+        const outcome = await this.#attempt(
+          call,
+          body,
+          idempotencyKey,
+          attempt,
+          options.timeoutMs ?? this.#options.timeoutMs,
+          scope,
+        );
         let error: ApiError | ConnectionError | TimeoutError;
         let delayMs: number;
         let rateLimited = false;
@@ -91,7 +119,10 @@ export class Transport {
             this.stats.rateLimited += 1;
             rateLimited = true;
             delayMs = rateLimitWaitMs(retryAfter, this.#options.retryAfterCapMs);
-          } else if (isRetriableStatus(status) && retriableAfterAmbiguousFailure(method, idempotencyKey !== undefined)) {
+          } else if (
+            isRetriableStatus(status) &&
+            retriableAfterAmbiguousFailure(method, idempotencyKey !== undefined)
+          ) {
             ambiguous = true;
             const asked = retryAfter === undefined ? 0 : Math.min(retryAfter * 1000, this.#options.retryAfterCapMs);
             delayMs = Math.max(asked, this.#backoff(attempt));
@@ -122,7 +153,14 @@ export class Transport {
     }
   }
 
-  async #attempt(call: Call<unknown>, body: string | undefined, idempotencyKey: string | undefined, attempt: number, timeoutMs: number, scope: CallScope): Promise<Attempt> {
+  async #attempt(
+    call: Call<unknown>,
+    body: string | undefined,
+    idempotencyKey: string | undefined,
+    attempt: number,
+    timeoutMs: number,
+    scope: CallScope,
+  ): Promise<Attempt> {
     const { method, path } = call;
     const release = await scope.guard(this.#semaphore.acquire(scope.signal));
     let paced = false;
@@ -141,7 +179,10 @@ export class Transport {
       };
       if (body !== undefined) headers["content-type"] = "application/json";
       if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey;
-      timer = setTimeout(() => attemptAbort.abort(new TimeoutError(`${method} ${path}: no answer within ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(
+        () => attemptAbort.abort(new TimeoutError(`${method} ${path}: no answer within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       this.stats.requests += 1;
       this.#emit({ type: "request", method, path, attempt, idempotencyKey });
       started = Date.now();
@@ -179,7 +220,15 @@ export class Transport {
       const error = timedOut
         ? (attemptAbort.signal.reason as TimeoutError)
         : new ConnectionError(`${method} ${path}: connection failed (${describe(cause)})`, { cause });
-      this.#emit({ type: "network_error", method, path, attempt, kind: timedOut ? "timeout" : "connection", durationMs: Date.now() - started, message: error.message });
+      this.#emit({
+        type: "network_error",
+        method,
+        path,
+        attempt,
+        kind: timedOut ? "timeout" : "connection",
+        durationMs: Date.now() - started,
+        message: error.message,
+      });
       return { kind: "network", error, neverSent };
     } finally {
       if (paced) this.#pacer.lost();
@@ -200,8 +249,14 @@ export class Transport {
     }
     const parsed = call.schema.safeParse(json);
     if (parsed.success) return parsed.data;
-    const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join(".") || "(body)", message: redact(i.message, [this.#apiKey]) }));
-    const summary = issues.slice(0, 3).map((i) => `${i.path}: ${i.message}`).join("; ");
+    const issues = parsed.error.issues.map((i) => ({
+      path: i.path.map(String).join(".") || "(body)",
+      message: redact(i.message, [this.#apiKey]),
+    }));
+    const summary = issues
+      .slice(0, 3)
+      .map((i) => `${i.path}: ${i.message}`)
+      .join("; ");
     throw new ResponseValidationError(`${where}: the answer does not match the schema (${summary})`, issues);
   }
 

@@ -49,7 +49,14 @@ interface EventBase {
 }
 export type TransportEvent =
   | (EventBase & { type: "request"; idempotencyKey: string | undefined })
-  | (EventBase & { type: "response"; status: number; durationMs: number; requestId: string | undefined; rateLimit: RateLimitInfo | undefined; replayed: boolean })
+  | (EventBase & {
+      type: "response";
+      status: number;
+      durationMs: number;
+      requestId: string | undefined;
+      rateLimit: RateLimitInfo | undefined;
+      replayed: boolean;
+    })
   | (EventBase & { type: "network_error"; kind: "connection" | "timeout"; durationMs: number; message: string })
   | (EventBase & { type: "retry"; reason: string; delayMs: number })
   | (EventBase & { type: "deleted_on_earlier_attempt" });

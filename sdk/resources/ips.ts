@@ -1,7 +1,14 @@
 import type { PagePromise } from "../core/pagination";
 import { resolvePath } from "../core/path";
 import type { RequestOptions, Transport } from "../core/transport";
-import { IpAllocation, IpList, ReplaceIpResult, type AllocateIpBody, type IpListQuery, type ReplaceIpBody } from "../schemas/ips";
+import {
+  IpAllocation,
+  IpList,
+  ReplaceIpResult,
+  type AllocateIpBody,
+  type IpListQuery,
+  type ReplaceIpBody,
+} from "../schemas/ips";
 import { listPages } from "./shared";
 
 /** Paths take the current address or the allocation id; the id survives a replacement. */
@@ -32,6 +39,9 @@ export class Ips {
 
   /** Beyond two a month it is charged; set `max_charge_cents` to refuse a surprise charge. */
   replace(ipOrAllocationId: string, body: ReplaceIpBody, options?: RequestOptions): Promise<ReplaceIpResult> {
-    return this.#t.call({ method: "POST", path: `${one(ipOrAllocationId)}/replace`, body, schema: ReplaceIpResult }, options);
+    return this.#t.call(
+      { method: "POST", path: `${one(ipOrAllocationId)}/replace`, body, schema: ReplaceIpResult },
+      options,
+    );
   }
 }

@@ -12,7 +12,9 @@ import {
 } from "../schemas/proxyUsers";
 
 /** The wire filter is the string "true"/"false"; a boolean is accepted too. */
-export type ProxyUserListQuery = Omit<WireProxyUserListQuery, "enabled"> & { enabled?: boolean | "true" | "false" | undefined };
+export type ProxyUserListQuery = Omit<WireProxyUserListQuery, "enabled"> & {
+  enabled?: boolean | "true" | "false" | undefined;
+};
 
 const one = (id: string) => resolvePath("/v1/proxy-users/{id}", { id });
 
@@ -47,4 +49,3 @@ export class ProxyUsers {
     await this.#t.call({ method: "DELETE", path: one(id) }, options);
   }
 }
-

@@ -46,7 +46,10 @@ export const AllocateIpBody = z.strictObject({
 export type AllocateIpBody = z.infer<typeof AllocateIpBody>;
 
 export const ReplaceIpBody = z.strictObject({
-  reason: z.string().min(1, "must not be empty").max(REPLACEMENT_REASON_MAX, `must be at most ${REPLACEMENT_REASON_MAX} characters`),
+  reason: z
+    .string()
+    .min(1, "must not be empty")
+    .max(REPLACEMENT_REASON_MAX, `must be at most ${REPLACEMENT_REASON_MAX} characters`),
   keep_city: z.boolean().optional(),
   max_charge_cents: z.number().int().min(0, "must be at least 0").optional(),
 });

@@ -10,7 +10,11 @@ export const billingHandlers: HandlerTable<"getBalance" | "listCharges" | "topUp
 
   listCharges(ctx) {
     const query = ctx.query as ListQuery;
-    const page = ctx.store.charges.page({ cursor: query.cursor, limit: query.limit ?? LIST_LIMIT_DEFAULT, newestFirst: true });
+    const page = ctx.store.charges.page({
+      cursor: query.cursor,
+      limit: query.limit ?? LIST_LIMIT_DEFAULT,
+      newestFirst: true,
+    });
     return { charges: page.items.map(renderCharge), next_cursor: page.nextCursor };
   },
 

@@ -15,23 +15,33 @@ function findAllocation(ctx: HandlerContext): AllocationRecord {
   if (!IpPathSegment.safeParse(segment).success) {
     throw invalidRequest([{ path: "ip", message: "must be an IPv4 address or an allocation id (alloc_<token>)" }]);
   }
-  const allocation = segment.startsWith("alloc_") ? ctx.store.allocations.get(segment) : ctx.store.allocationByIp(segment);
+  const allocation = segment.startsWith("alloc_")
+    ? ctx.store.allocations.get(segment)
+    : ctx.store.allocationByIp(segment);
   if (!allocation) throw notFound("The address or allocation");
   return allocation;
 }
 
 function requireFunds(store: Store, chargeCents: number): void {
   if (chargeCents > store.balanceCents) {
-    throw new ApiError(402, "insufficient_funds", `This needs ${chargeCents} cents but the balance is ${store.balanceCents} cents.`, {
-      charge_cents: chargeCents,
-      balance_cents: store.balanceCents,
-    });
+    throw new ApiError(
+      402,
+      "insufficient_funds",
+      `This needs ${chargeCents} cents but the balance is ${store.balanceCents} cents.`,
+      {
+        charge_cents: chargeCents,
+        balance_cents: store.balanceCents,
+      },
+    );
   }
 }
 
 function noCapacity(country: string, city: string | undefined): ApiError {
   const where = city === undefined ? country : `${city}, ${country}`;
-  return new ApiError(409, "no_capacity", `No free address is available in ${where}.`, { country, ...(city === undefined ? {} : { city }) });
+  return new ApiError(409, "no_capacity", `No free address is available in ${where}.`, {
+    country,
+    ...(city === undefined ? {} : { city }),
+  });
 }
 
 /** Later replacements cost the unused part of the term: ceil(price × remaining days / 30). */
@@ -102,10 +112,15 @@ export const ipHandlers: HandlerTable<"listIps" | "getIp" | "allocateIp" | "rele
     const choice = pickAddress({ country: allocation.country, city }, (ip) => store.isAllocated(ip) || retired.has(ip));
     if (!choice) throw noCapacity(allocation.country, city);
     if (body.max_charge_cents !== undefined && chargeCents > body.max_charge_cents) {
-      throw new ApiError(409, "charge_exceeds_limit", `This replacement costs ${chargeCents} cents, more than max_charge_cents ${body.max_charge_cents}.`, {
-        charge_cents: chargeCents,
-        max_charge_cents: body.max_charge_cents,
-      });
+      throw new ApiError(
+        409,
+        "charge_exceeds_limit",
+        `This replacement costs ${chargeCents} cents, more than max_charge_cents ${body.max_charge_cents}.`,
+        {
+          charge_cents: chargeCents,
+          max_charge_cents: body.max_charge_cents,
+        },
+      );
     }
     requireFunds(store, chargeCents);
 

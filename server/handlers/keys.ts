@@ -36,51 +36,58 @@ export function createKey(
   return { record, secret };
 }
 
-export const keyHandlers: HandlerTable<"createApiKey" | "listApiKeys" | "getApiKey" | "rotateApiKey" | "revokeApiKey"> = {
-  createApiKey(ctx) {
-    const body = ctx.body as CreateApiKeyBody;
-    const escalating = body.scopes.filter((scope) => !ctx.caller.scopes.includes(scope));
-    if (escalating.length > 0) {
-      throw new ApiError(403, "scope_escalation", `A key cannot grant scopes it does not hold: ${escalating.join(", ")}.`, {
-        escalating_scopes: escalating,
-      });
-    }
-    const expiresAt = body.expires_at === undefined ? null : Date.parse(body.expires_at);
-    if (expiresAt !== null && expiresAt <= ctx.now) throw invalidRequest([{ path: "expires_at", message: "must be in the future" }]);
-    const { record, secret } = createKey(ctx.store, ctx.now, { name: body.name, scopes: body.scopes, expiresAt });
-    return { ...renderKey(record, ctx.now), secret };
-  },
+export const keyHandlers: HandlerTable<"createApiKey" | "listApiKeys" | "getApiKey" | "rotateApiKey" | "revokeApiKey"> =
+  {
+    createApiKey(ctx) {
+      const body = ctx.body as CreateApiKeyBody;
+      const escalating = body.scopes.filter((scope) => !ctx.caller.scopes.includes(scope));
+      if (escalating.length > 0) {
+        throw new ApiError(
+          403,
+          "scope_escalation",
+          `A key cannot grant scopes it does not hold: ${escalating.join(", ")}.`,
+          {
+            escalating_scopes: escalating,
+          },
+        );
+      }
+      const expiresAt = body.expires_at === undefined ? null : Date.parse(body.expires_at);
+      if (expiresAt !== null && expiresAt <= ctx.now)
+        throw invalidRequest([{ path: "expires_at", message: "must be in the future" }]);
+      const { record, secret } = createKey(ctx.store, ctx.now, { name: body.name, scopes: body.scopes, expiresAt });
+      return { ...renderKey(record, ctx.now), secret };
+    },
 
-  listApiKeys(ctx) {
-    const query = ctx.query as ListQuery;
-    const page = ctx.store.keys.page({ cursor: query.cursor, limit: query.limit ?? LIST_LIMIT_DEFAULT });
-    return { keys: page.items.map((key) => renderKey(key, ctx.now)), next_cursor: page.nextCursor };
-  },
+    listApiKeys(ctx) {
+      const query = ctx.query as ListQuery;
+      const page = ctx.store.keys.page({ cursor: query.cursor, limit: query.limit ?? LIST_LIMIT_DEFAULT });
+      return { keys: page.items.map((key) => renderKey(key, ctx.now)), next_cursor: page.nextCursor };
+    },
 
-  getApiKey(ctx) {
-    return renderKey(findKey(ctx.store, pathParam(ctx, "id")), ctx.now);
-  },
+    getApiKey(ctx) {
+      return renderKey(findKey(ctx.store, pathParam(ctx, "id")), ctx.now);
+    },
 
-  /**
-   * At most two secrets live at once: the new one, and the one just replaced for its grace period.
-   * Whatever was still in an earlier grace period stops working now.
-   */
-  rotateApiKey(ctx) {
-    const body = ctx.body as RotateApiKeyBody;
-    const key = findKey(ctx.store, pathParam(ctx, "id"));
-    const graceHours = body.grace_hours ?? GRACE_HOURS_DEFAULT;
-    const secret = newSecret();
-    const previous = graceHours > 0 ? { ...key.current, expiresAt: ctx.now + graceHours * HOUR_MS } : null;
-    ctx.store.setKeySecrets(key, { hash: sha256Hex(secret), hint: secretHint(secret) }, previous);
-    key.lastRotatedAt = ctx.now;
-    ctx.secretsRetired(key.id, false);
-    return { ...renderKey(key, ctx.now), secret };
-  },
+    /**
+     * At most two secrets live at once: the new one, and the one just replaced for its grace period.
+     * Whatever was still in an earlier grace period stops working now.
+     */
+    rotateApiKey(ctx) {
+      const body = ctx.body as RotateApiKeyBody;
+      const key = findKey(ctx.store, pathParam(ctx, "id"));
+      const graceHours = body.grace_hours ?? GRACE_HOURS_DEFAULT;
+      const secret = newSecret();
+      const previous = graceHours > 0 ? { ...key.current, expiresAt: ctx.now + graceHours * HOUR_MS } : null;
+      ctx.store.setKeySecrets(key, { hash: sha256Hex(secret), hint: secretHint(secret) }, previous);
+      key.lastRotatedAt = ctx.now;
+      ctx.secretsRetired(key.id, false);
+      return { ...renderKey(key, ctx.now), secret };
+    },
 
-  revokeApiKey(ctx) {
-    const key = findKey(ctx.store, pathParam(ctx, "id"));
-    ctx.store.deleteKey(key);
-    ctx.secretsRetired(key.id, true);
-    return undefined;
-  },
-};
+    revokeApiKey(ctx) {
+      const key = findKey(ctx.store, pathParam(ctx, "id"));
+      ctx.store.deleteKey(key);
+      ctx.secretsRetired(key.id, true);
+      return undefined;
+    },
+  };

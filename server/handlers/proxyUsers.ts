@@ -21,7 +21,9 @@ function findProxyUser(store: Store, id: string): ProxyUserRecord {
 
 function checkMergedLimits(limits: ProxyUserRecord["limits"]): void {
   if (!dailyWithinMonthly(limits)) {
-    throw invalidRequest([{ path: "limits.daily_gb", message: `must not exceed monthly_gb (${String(limits.monthly_gb)})` }]);
+    throw invalidRequest([
+      { path: "limits.daily_gb", message: `must not exceed monthly_gb (${String(limits.monthly_gb)})` },
+    ]);
   }
 }
 
@@ -74,7 +76,11 @@ export const proxyUserHandlers: HandlerTable<
     };
     checkMergedLimits(limits);
     const enabled = body.enabled ?? user.enabled;
-    if (enabled !== user.enabled || limits.daily_gb !== user.limits.daily_gb || limits.monthly_gb !== user.limits.monthly_gb) {
+    if (
+      enabled !== user.enabled ||
+      limits.daily_gb !== user.limits.daily_gb ||
+      limits.monthly_gb !== user.limits.monthly_gb
+    ) {
       user.limits = limits;
       user.enabled = enabled;
       user.updatedAt = ctx.now;

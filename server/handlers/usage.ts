@@ -12,7 +12,8 @@ export const usageHandlers: HandlerTable<"getUsage"> = {
     const query = ctx.query as UsageQuery;
     const spanDays = (Date.parse(query.to) - Date.parse(query.from)) / DAY_MS + 1;
     if (spanDays < 1) throw invalidRequest([{ path: "to", message: "must not be before from" }]);
-    if (spanDays > USAGE_RANGE_MAX_DAYS) throw invalidRequest([{ path: "to", message: `must be at most ${USAGE_RANGE_MAX_DAYS} days after from` }]);
+    if (spanDays > USAGE_RANGE_MAX_DAYS)
+      throw invalidRequest([{ path: "to", message: `must be at most ${USAGE_RANGE_MAX_DAYS} days after from` }]);
     const byMonth = query.granularity === "month";
     const rows = new Map<string, UsageReport["usage"][number]>();
     const totals = { bytes: 0, requests: 0 };
@@ -21,7 +22,12 @@ export const usageHandlers: HandlerTable<"getUsage"> = {
       if (query.proxy_user_id !== undefined && bucket.proxyUserId !== query.proxy_user_id) continue;
       const periodStart = byMonth ? `${bucket.day.slice(0, 7)}-01` : bucket.day;
       const rowKey = `${periodStart} ${bucket.proxyUserId}`;
-      const row = rows.get(rowKey) ?? { proxy_user_id: bucket.proxyUserId, period_start: periodStart, bytes: 0, requests: 0 };
+      const row = rows.get(rowKey) ?? {
+        proxy_user_id: bucket.proxyUserId,
+        period_start: periodStart,
+        bytes: 0,
+        requests: 0,
+      };
       row.bytes += bucket.bytes;
       row.requests += bucket.requests;
       rows.set(rowKey, row);

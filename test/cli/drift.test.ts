@@ -16,7 +16,10 @@ interface CliResult {
 /** The built command, as `npx pulumi-proxy` runs it: a child process with the stack's environment. */
 function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), ...args], { cwd: REPO_ROOT, env });
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), ...args], {
+      cwd: REPO_ROOT,
+      env,
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -47,7 +50,10 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
 
   it("exits 0 when the API matches the state, with the CLI given by --pulumi-root instead of PATH", async () => {
     const pathWithoutPulumi = [path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter);
-    const result = await runCli([...driftArgs(), "--pulumi-root", path.dirname(inject("pulumiBinDir"))], { ...env, PATH: pathWithoutPulumi });
+    const result = await runCli([...driftArgs(), "--pulumi-root", path.dirname(inject("pulumiBinDir"))], {
+      ...env,
+      PATH: pathWithoutPulumi,
+    });
     expect(result.stderr).toBe("");
     expect(result.stdout).toContain(`No drift in stack ${fixture.stackName}`);
     expect(result.code).toBe(0);
@@ -92,7 +98,10 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
     expect(noStack.code).toBe(1);
     expect(noStack.stderr).toContain("--stack is required");
 
-    const noCli = await runCli(driftArgs(), { ...env, PATH: [path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter) });
+    const noCli = await runCli(driftArgs(), {
+      ...env,
+      PATH: [path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter),
+    });
     expect(noCli.code).toBe(1);
     expect(noCli.stderr).toContain("no Pulumi CLI found");
     expect(noCli.stderr).toContain("--pulumi-root");

@@ -29,7 +29,10 @@ describe("examples, each run from its own folder against the reference server", 
 
     const user = value<{ id: string; username: string; enabled: boolean }>(up.outputs, "proxyUser");
     expect(user).toMatchObject({ username: "qs-scraper", enabled: true });
-    expect(await api.proxyUsers.get(user.id)).toMatchObject({ limits: { daily_gb: 5, monthly_gb: 100 }, enabled: true });
+    expect(await api.proxyUsers.get(user.id)).toMatchObject({
+      limits: { daily_gb: 5, monthly_gb: 100 },
+      enabled: true,
+    });
     expect(up.outputs.proxyUserPassword?.secret).toBe(true);
     expect(up.outputs.apiKeySecret?.secret).toBe(true);
     const hint = value<{ secretHint: string }>(up.outputs, "apiKey").secretHint;
@@ -50,7 +53,10 @@ describe("examples, each run from its own folder against the reference server", 
     expect(first.outputs.secrets?.secret).toBe(true);
     expect(Object.keys(secrets).sort()).toEqual(["dashboards", "finance", "onboarding", "oncall"]);
     const held = server.control.snapshot().keys as { name: string; scopes: string[] }[];
-    expect(held.find((key) => key.name === "scoped-oncall")?.scopes.sort()).toEqual(["proxy-users:read", "proxy-users:write"]);
+    expect(held.find((key) => key.name === "scoped-oncall")?.scopes.sort()).toEqual([
+      "proxy-users:read",
+      "proxy-users:write",
+    ]);
 
     const dashboards = new ProxyClient({ baseUrl: server.url, apiKey: secrets.dashboards as string, maxRetries: 0 });
     await expect(dashboards.usage.get({ from: "2025-01-01", to: "2025-01-31" })).resolves.toHaveProperty("totals");
@@ -60,7 +66,10 @@ describe("examples, each run from its own folder against the reference server", 
     const rotated = await stack.up();
     expect(rotated.summary.resourceChanges).toMatchObject({ update: 4 });
     const newSecrets = value<Record<string, string>>(rotated.outputs, "secrets");
-    const info = value<Record<string, { lastRotatedAt: string | null; previousSecretExpiresAt: string }>>(rotated.outputs, "keyInfo");
+    const info = value<Record<string, { lastRotatedAt: string | null; previousSecretExpiresAt: string }>>(
+      rotated.outputs,
+      "keyInfo",
+    );
     for (const name of Object.keys(secrets)) {
       expect(newSecrets[name]).not.toBe(secrets[name]);
       expect(info[name]?.lastRotatedAt).not.toBeNull();
@@ -73,18 +82,24 @@ describe("examples, each run from its own folder against the reference server", 
 
     await stack.destroy();
     expectNothingLeft(fixture);
-    await expect(dashboards.usage.get({ from: "2025-01-01", to: "2025-01-31" })).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(dashboards.usage.get({ from: "2025-01-01", to: "2025-01-31" })).rejects.toBeInstanceOf(
+      AuthenticationError,
+    );
   });
 
   it("ip-hygiene: a blacklisted address shows up after a refresh, is retired for free, and the ceiling blocks a charged swap", async () => {
     fixture = await exampleFixture("ip-hygiene", {}, TRANSPILE_ONLY);
     const { stack, server } = fixture;
     await stack.up();
-    const usIp = (value<Record<string, { ip: string }>>((await stack.outputs()) as Record<string, Output>, "addresses"))["us-new-york"]?.ip as string;
+    const usIp = value<Record<string, { ip: string }>>((await stack.outputs()) as Record<string, Output>, "addresses")[
+      "us-new-york"
+    ]?.ip as string;
     server.control.setIpHealth(usIp, { health: "bad", blacklists: 2 });
 
     const refreshed = await stack.up({ refresh: true });
-    expect(value(refreshed.outputs, "needsReplacement")).toEqual([{ name: "us-new-york", ip: usIp, health: "bad", blacklists: 2 }]);
+    expect(value(refreshed.outputs, "needsReplacement")).toEqual([
+      { name: "us-new-york", ip: usIp, health: "bad", blacklists: 2 },
+    ]);
 
     const retire = async (ip: string) => {
       const allocations = [
@@ -95,7 +110,10 @@ describe("examples, each run from its own folder against the reference server", 
       return stack.up();
     };
     const swapped = await retire(usIp);
-    const us = value<Record<string, { ip: string; lastReplacedIp: string; health: string }>>(swapped.outputs, "addresses")["us-new-york"];
+    const us = value<Record<string, { ip: string; lastReplacedIp: string; health: string }>>(
+      swapped.outputs,
+      "addresses",
+    )["us-new-york"];
     expect(us).toMatchObject({ lastReplacedIp: usIp, health: "good" });
     expect(us?.ip).not.toBe(usIp);
     expect(value(swapped.outputs, "needsReplacement")).toEqual([]);
@@ -105,7 +123,9 @@ describe("examples, each run from its own folder against the reference server", 
     const second = await retire(us?.ip as string);
     const secondIp = value<Record<string, { ip: string }>>(second.outputs, "addresses")["us-new-york"]?.ip as string;
     await expect(retire(secondIp)).rejects.toThrow(/would cost \d+ cents, above maxReplacementChargeCents/);
-    expect(server.control.snapshot().charges.filter((charge) => (charge as { kind: string }).kind !== "ip_allocation")).toEqual([]);
+    expect(
+      server.control.snapshot().charges.filter((charge) => (charge as { kind: string }).kind !== "ip_allocation"),
+    ).toEqual([]);
 
     await stack.destroy();
     expectNothingLeft(fixture);
@@ -118,7 +138,10 @@ describe("examples, each run from its own folder against the reference server", 
     expect(up.summary.resourceChanges).toEqual({ create: 4 });
     const team = value<Record<string, { id: string; username: string; enabled: boolean }>>(up.outputs, "team");
     expect(Object.keys(team).sort()).toEqual(["crawler", "monitor"]);
-    expect(await api.proxyUsers.get(team.crawler?.id as string)).toMatchObject({ name: "acme-crawler", limits: { daily_gb: 20, monthly_gb: 400 } });
+    expect(await api.proxyUsers.get(team.crawler?.id as string)).toMatchObject({
+      name: "acme-crawler",
+      limits: { daily_gb: 20, monthly_gb: 400 },
+    });
     expect((await stack.preview({ refresh: true })).changeSummary).toEqual({ same: 4 });
     await stack.destroy();
     expectNothingLeft(fixture);

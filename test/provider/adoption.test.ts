@@ -10,8 +10,16 @@ describe("adopting existing objects with adoptId (dynamic providers have no pulu
   beforeAll(async () => {
     fixture = await providerFixture(
       async () => {
-        const user = new ProxyUser("legacy", { name: "legacy", limits: { dailyGb: 3, monthlyGb: 30 }, adoptId: adopt.userId }, { retainOnDelete: true });
-        const key = new ApiKey("legacy-key", { name: "dashboard-key", scopes: ["proxy-users:read"], adoptId: adopt.keyId });
+        const user = new ProxyUser(
+          "legacy",
+          { name: "legacy", limits: { dailyGb: 3, monthlyGb: 30 }, adoptId: adopt.userId },
+          { retainOnDelete: true },
+        );
+        const key = new ApiKey("legacy-key", {
+          name: "dashboard-key",
+          scopes: ["proxy-users:read"],
+          adoptId: adopt.keyId,
+        });
         const ip = new IpAllocation("legacy-ip", { product: "dedicated", country: "gb", adoptId: adopt.allocationIp });
         return { user: user.id, key: key.id, ip: ip.id, limits: user.limits, city: ip.city };
       },
@@ -30,10 +38,15 @@ describe("adopting existing objects with adoptId (dynamic providers have no pulu
     requests.length = 0;
     const adopted = await stack.up();
     expect(adopted.outputs).toMatchObject({
-      user: { value: user.id }, key: { value: key.id }, ip: { value: allocation.id },
-      limits: { value: { dailyGb: 3, monthlyGb: 30 } }, city: { value: "london" },
+      user: { value: user.id },
+      key: { value: key.id },
+      ip: { value: allocation.id },
+      limits: { value: { dailyGb: 3, monthlyGb: 30 } },
+      city: { value: "london" },
     });
-    const writes = requests.map((line) => line.split(" ").slice(1, 3).join(" ")).filter((call) => !call.startsWith("GET"));
+    const writes = requests
+      .map((line) => line.split(" ").slice(1, 3).join(" "))
+      .filter((call) => !call.startsWith("GET"));
     expect(writes).toEqual([`PATCH /v1/proxy-users/${user.id}`]);
     expect((await api.proxyUsers.get(user.id)).limits.daily_gb).toBe(3);
     expect((await stack.preview({ refresh: true })).changeSummary).toEqual({ same: 4 });
@@ -47,6 +60,8 @@ describe("adopting existing objects with adoptId (dynamic providers have no pulu
   it("refuses to adopt an object that does not match the inputs, naming the fix", async () => {
     const other = await fixture.api.proxyUsers.create({ name: "someone-else" });
     adopt.userId = other.id;
-    await expect(fixture.stack.preview().then(() => fixture.stack.up())).rejects.toThrow(/adoptId pu_\w+ is the proxy user "someone-else". Set name to "someone-else"/);
+    await expect(fixture.stack.preview().then(() => fixture.stack.up())).rejects.toThrow(
+      /adoptId pu_\w+ is the proxy user "someone-else". Set name to "someone-else"/,
+    );
   });
 });

@@ -9,10 +9,18 @@ describe("ApiKey through the engine", () => {
   const requests: string[] = [];
 
   beforeAll(async () => {
-    fixture = await providerFixture(async () => {
-      const key = new ApiKey("ci", args);
-      return { id: key.id, secret: key.secret, hint: key.secretHint, previousSecretExpiresAt: key.previousSecretExpiresAt };
-    }, { log: (line) => requests.push(line) });
+    fixture = await providerFixture(
+      async () => {
+        const key = new ApiKey("ci", args);
+        return {
+          id: key.id,
+          secret: key.secret,
+          hint: key.secretHint,
+          previousSecretExpiresAt: key.previousSecretExpiresAt,
+        };
+      },
+      { log: (line) => requests.push(line) },
+    );
   });
   afterAll(() => fixture?.cleanup());
 
@@ -40,7 +48,9 @@ describe("ApiKey through the engine", () => {
     expect(rotated.outputs.id?.value).toBe(firstId);
     const secondSecret = rotated.outputs.secret?.value as string;
     expect(secondSecret).not.toBe(firstSecret);
-    expect(Date.parse(rotated.outputs.previousSecretExpiresAt?.value as string)).toBeGreaterThan(Date.now() + 60 * 60_000);
+    expect(Date.parse(rotated.outputs.previousSecretExpiresAt?.value as string)).toBeGreaterThan(
+      Date.now() + 60 * 60_000,
+    );
     expect(await exportedStateAsUserSeesIt(fixture)).not.toContain(secondSecret);
 
     // A scope change replaces the key: the new one exists before the old one is revoked.
@@ -48,7 +58,9 @@ describe("ApiKey through the engine", () => {
     requests.length = 0;
     const replaced = await stack.up({ onOutput });
     expect(replaced.summary.resourceChanges).toMatchObject({ replace: 1 });
-    const keyWrites = requests.map((line) => line.split(" ").slice(1, 3).join(" ")).filter((call) => /^(POST|DELETE) \/v1\/keys/.test(call));
+    const keyWrites = requests
+      .map((line) => line.split(" ").slice(1, 3).join(" "))
+      .filter((call) => /^(POST|DELETE) \/v1\/keys/.test(call));
     expect(keyWrites).toEqual(["POST /v1/keys", `DELETE /v1/keys/${firstId}`]);
     const secondId = replaced.outputs.id?.value as string;
     expect(secondId).not.toBe(firstId);
@@ -62,7 +74,12 @@ describe("ApiKey through the engine", () => {
     expect(recreated.outputs.id?.value).not.toBe(secondId);
     expect((await stack.preview({ refresh: true })).changeSummary).toEqual({ same: 2 });
 
-    const allSecrets = [firstSecret, secondSecret, replaced.outputs.secret?.value as string, recreated.outputs.secret?.value as string];
+    const allSecrets = [
+      firstSecret,
+      secondSecret,
+      replaced.outputs.secret?.value as string,
+      recreated.outputs.secret?.value as string,
+    ];
     const transcript = output.join("");
     expect(transcript.length).toBeGreaterThan(0);
     const finalState = await exportedStateAsUserSeesIt(fixture);

@@ -17,7 +17,12 @@ describe("check rejects bad input with a reason per property", () => {
     ["a NaN limit", { name: "ok", limits: { monthlyGb: Number.NaN } }, "limits.monthlyGb", /NaN/],
     ["a limit above the bound", { name: "ok", limits: { monthlyGb: 100_001 } }, "limits.monthlyGb", /at most 100000/],
     ["four decimals", { name: "ok", limits: { dailyGb: 1.2345 } }, "limits.dailyGb", /3 decimals/],
-    ["daily above monthly", { name: "ok", limits: { dailyGb: 20, monthlyGb: 10 } }, "limits.dailyGb", /must not exceed limits.monthlyGb/],
+    [
+      "daily above monthly",
+      { name: "ok", limits: { dailyGb: 20, monthlyGb: 10 } },
+      "limits.dailyGb",
+      /must not exceed limits.monthlyGb/,
+    ],
     ["an unknown limit", { name: "ok", limits: { weeklyGb: 1 } }, "limits.weeklyGb", /dailyGb and monthlyGb/],
   ])("ProxyUser: %s", async (_case, news, property, reason) => {
     const failures = await failuresOf("proxyUser", news);
@@ -41,8 +46,18 @@ describe("check rejects bad input with a reason per property", () => {
     ["a three-letter country", { product: "isp", country: "deu" }, "country", /two-letter/],
     ["a numeric country", { product: "isp", country: "d1" }, "country", /two-letter/],
     ["an unknown product", { product: "mobile", country: "de" }, "product", /isp|dedicated/],
-    ["a negative charge ceiling", { product: "isp", country: "de", maxReplacementChargeCents: -5 }, "maxReplacementChargeCents", /at least 0/],
-    ["a 201-character reason", { product: "isp", country: "de", replaceReason: "x".repeat(201) }, "replaceReason", /at most 200/],
+    [
+      "a negative charge ceiling",
+      { product: "isp", country: "de", maxReplacementChargeCents: -5 },
+      "maxReplacementChargeCents",
+      /at least 0/,
+    ],
+    [
+      "a 201-character reason",
+      { product: "isp", country: "de", replaceReason: "x".repeat(201) },
+      "replaceReason",
+      /at most 200/,
+    ],
   ])("IpAllocation: %s", async (_case, news, property, reason) => {
     expect(await failuresOf("ipAllocation", news)).toContainEqual({ property, reason: expect.stringMatching(reason) });
   });
@@ -69,13 +84,31 @@ describe("check through the engine", () => {
   afterAll(() => fixture?.cleanup());
 
   it.each([
-    ["ProxyUser", () => new ProxyUser("bad-user", { name: "Bad_Name", limits: { dailyGb: 50, monthlyGb: 10 } }), [/resource 'bad-user': property name .*must be 1-63 characters/, /limits.dailyGb \(50\) must not exceed limits.monthlyGb \(10\)/]],
-    ["ApiKey", () => new ApiKey("bad-key", { name: "k", scopes: ["usage:read", "usage:read"], graceHours: 200 }), [/scopes must not repeat a scope/, /graceHours must be at most 168 \(got 200\)/]],
-    ["IpAllocation", () => new IpAllocation("bad-ip", { product: "isp", country: "germany" }), [/country must be a lowercase two-letter country code \(got "germany"\)/]],
+    [
+      "ProxyUser",
+      () => new ProxyUser("bad-user", { name: "Bad_Name", limits: { dailyGb: 50, monthlyGb: 10 } }),
+      [
+        /resource 'bad-user': property name .*must be 1-63 characters/,
+        /limits.dailyGb \(50\) must not exceed limits.monthlyGb \(10\)/,
+      ],
+    ],
+    [
+      "ApiKey",
+      () => new ApiKey("bad-key", { name: "k", scopes: ["usage:read", "usage:read"], graceHours: 200 }),
+      [/scopes must not repeat a scope/, /graceHours must be at most 168 \(got 200\)/],
+    ],
+    [
+      "IpAllocation",
+      () => new IpAllocation("bad-ip", { product: "isp", country: "germany" }),
+      [/country must be a lowercase two-letter country code \(got "germany"\)/],
+    ],
   ] as const)("fails the preview of a %s with every reason, before any API call", async (_kind, resource, reasons) => {
     declare = resource;
     fixture.server.resetStats();
-    const error = await fixture.stack.preview().then(() => undefined, (e: Error) => e);
+    const error = await fixture.stack.preview().then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(error).toBeDefined();
     for (const reason of reasons) expect(String(error)).toMatch(reason);
     expect(fixture.server.stats().requests).toBe(0);

@@ -13,7 +13,9 @@ interface Recorded {
 
 async function recordedUsers(fixture: ProviderFixture): Promise<Map<string, Recorded["outputs"]>> {
   const { deployment } = await fixture.stack.exportStack();
-  const users = (deployment.resources as (Recorded & { urn: string; type: string })[]).filter((resource) => resource.type.endsWith(":ProxyUser"));
+  const users = (deployment.resources as (Recorded & { urn: string; type: string })[]).filter((resource) =>
+    resource.type.endsWith(":ProxyUser"),
+  );
   return new Map(users.map((resource) => [resource.urn.split("::").pop()!, resource.outputs]));
 }
 
@@ -22,7 +24,10 @@ describe("many proxy users refreshed at once (reads answered from shared list pa
 
   beforeAll(async () => {
     fixture = await providerFixture(async () => {
-      const users = Array.from({ length: COUNT }, (_, i) => new ProxyUser(`user-${i}`, { name: `fleet-${i}`, limits: { dailyGb: 1, monthlyGb: 10 } }));
+      const users = Array.from(
+        { length: COUNT },
+        (_, i) => new ProxyUser(`user-${i}`, { name: `fleet-${i}`, limits: { dailyGb: 1, monthlyGb: 10 } }),
+      );
       return { ids: users.map((user) => user.id) };
     });
   });
@@ -35,7 +40,9 @@ describe("many proxy users refreshed at once (reads answered from shared list pa
     const afterUp = server.stats().byRoute;
     expect(afterUp["POST /v1/proxy-users"]).toBe(COUNT);
     // The re-read that follows each create never costs more than the GET it replaces.
-    expect((afterUp["GET /v1/proxy-users"] ?? 0) + (afterUp["GET /v1/proxy-users/{id}"] ?? 0)).toBeLessThanOrEqual(COUNT);
+    expect((afterUp["GET /v1/proxy-users"] ?? 0) + (afterUp["GET /v1/proxy-users/{id}"] ?? 0)).toBeLessThanOrEqual(
+      COUNT,
+    );
 
     server.resetStats();
     expect((await stack.preview({ parallel: PARALLEL })).changeSummary).toEqual({ same: COUNT + 1 });
@@ -57,7 +64,9 @@ describe("many proxy users refreshed at once (reads answered from shared list pa
 
     const after = await recordedUsers(fixture);
     expect([...before.keys()].filter((name) => !after.has(name)).sort()).toEqual(["user-11", "user-38"]);
-    const changed = [...after.keys()].filter((name) => JSON.stringify(after.get(name)) !== JSON.stringify(before.get(name)));
+    const changed = [...after.keys()].filter(
+      (name) => JSON.stringify(after.get(name)) !== JSON.stringify(before.get(name)),
+    );
     expect(changed.sort()).toEqual(["user-20", "user-3"]);
     expect(after.get("user-3")).toMatchObject({ limits: { dailyGb: 7, monthlyGb: 10 }, enabled: true });
     expect(after.get("user-20")).toMatchObject({ enabled: false, disabledOutOfBand: true });

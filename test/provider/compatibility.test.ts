@@ -24,7 +24,14 @@ const earlierReleaseProvider: pulumi.dynamic.ResourceProvider = {
 
 class EarlierProxyUser extends pulumi.dynamic.Resource {
   constructor(name: string, args: { name: string; limits: { dailyGb: number } }) {
-    super(earlierReleaseProvider, name, { ...args, proxyUserId: undefined, password: undefined }, {}, "proxy", "ProxyUser");
+    super(
+      earlierReleaseProvider,
+      name,
+      { ...args, proxyUserId: undefined, password: undefined },
+      {},
+      "proxy",
+      "ProxyUser",
+    );
   }
 }
 
@@ -44,7 +51,9 @@ describe("state written by an earlier release", () => {
   it("is read by the current provider with no diff, and still refreshes, updates and deletes", async () => {
     const { stack, api } = fixture;
     const id = (await stack.up()).outputs.id?.value as string;
-    const recorded = (await stack.exportStack()).deployment.resources.find((r: { type: string }) => r.type.endsWith(":ProxyUser"));
+    const recorded = (await stack.exportStack()).deployment.resources.find((r: { type: string }) =>
+      r.type.endsWith(":ProxyUser"),
+    );
     expect(recorded.outputs).not.toHaveProperty("disabledOutOfBand");
     expect(recorded.outputs.limits).toEqual({ dailyGb: 4 });
 
@@ -60,11 +69,16 @@ describe("state written by an earlier release", () => {
 describe("missing credentials", () => {
   let harness: TestStack;
   beforeAll(async () => {
-    harness = await createTestStack({ program: async () => void new ProxyUser("orphan", { name: "orphan" }), envVars: { PROXY_API_URL: "", PROXY_API_KEY: "" } });
+    harness = await createTestStack({
+      program: async () => void new ProxyUser("orphan", { name: "orphan" }),
+      envVars: { PROXY_API_URL: "", PROXY_API_KEY: "" },
+    });
   });
   afterAll(() => harness?.cleanup());
 
   it("fail with the config keys and environment variables to set", async () => {
-    await expect(harness.stack.up()).rejects.toThrow(/no API URL is configured. Run `pulumi config set proxy:apiUrl https:\/\/…` or set PROXY_API_URL/);
+    await expect(harness.stack.up()).rejects.toThrow(
+      /no API URL is configured. Run `pulumi config set proxy:apiUrl https:\/\/…` or set PROXY_API_URL/,
+    );
   });
 });

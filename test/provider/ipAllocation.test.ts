@@ -10,8 +10,13 @@ describe("IpAllocation through the engine", () => {
     fixture = await providerFixture(async () => {
       const ip = new IpAllocation("de-1", args);
       return {
-        id: ip.id, ip: ip.ip, asn: ip.asn, health: ip.health, blacklists: ip.blacklists,
-        free: ip.freeReplacementsRemaining, charged: ip.lastReplacementChargeCents,
+        id: ip.id,
+        ip: ip.ip,
+        asn: ip.asn,
+        health: ip.health,
+        blacklists: ip.blacklists,
+        free: ip.freeReplacementsRemaining,
+        charged: ip.lastReplacementChargeCents,
       };
     });
   });
@@ -24,7 +29,12 @@ describe("IpAllocation through the engine", () => {
     const firstIp = created.outputs.ip?.value as string;
     expect(allocationId).toMatch(/^alloc_/);
     expect(firstIp).toMatch(/^198\.51\.100\./);
-    expect(created.outputs).toMatchObject({ asn: { value: "as6805" }, health: { value: "good" }, blacklists: { value: 0 }, free: { value: 2 } });
+    expect(created.outputs).toMatchObject({
+      asn: { value: "as6805" },
+      health: { value: "good" },
+      blacklists: { value: 0 },
+      free: { value: 2 },
+    });
     expect((await stack.preview()).changeSummary).toEqual({ same: 2 });
 
     // Two free replacements, triggered in place: same allocation id, new address.

@@ -10,10 +10,22 @@ describe("a mixed stack of all three resources", () => {
   beforeAll(async () => {
     fixture = await providerFixture(async () => {
       const scraper = new ProxyUser("scraper", { name: "scraper", limits: scraperLimits, enabled: true });
-      const crawler = new ProxyUser("crawler", { name: "crawler", limits: { monthlyGb: 50 }, enabled: true, ...(reenableTrigger ? { reenableTrigger } : {}) });
+      const crawler = new ProxyUser("crawler", {
+        name: "crawler",
+        limits: { monthlyGb: 50 },
+        enabled: true,
+        ...(reenableTrigger ? { reenableTrigger } : {}),
+      });
       const ci = new ApiKey("ci", { name: "ci-usage", scopes: ["usage:read"] });
       const ip = new IpAllocation("de-1", { product: "isp", country: "de", city: "berlin" });
-      return { scraper: scraper.id, crawler: crawler.id, crawlerEnabled: crawler.enabled, held: crawler.disabledOutOfBand, ci: ci.id, ip: ip.id };
+      return {
+        scraper: scraper.id,
+        crawler: crawler.id,
+        crawlerEnabled: crawler.enabled,
+        held: crawler.disabledOutOfBand,
+        ci: ci.id,
+        ip: ip.id,
+      };
     });
   });
   afterAll(() => fixture?.cleanup());

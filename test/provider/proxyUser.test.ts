@@ -10,7 +10,12 @@ describe("ProxyUser through the engine", () => {
 
   beforeAll(async () => {
     fixture = await providerFixture(async () => {
-      const user = new ProxyUser("scraper", { name, limits, enabled: true, ...(reenableTrigger ? { reenableTrigger } : {}) });
+      const user = new ProxyUser("scraper", {
+        name,
+        limits,
+        enabled: true,
+        ...(reenableTrigger ? { reenableTrigger } : {}),
+      });
       return { id: user.id, password: user.password, enabled: user.enabled, disabledOutOfBand: user.disabledOutOfBand };
     });
   });
@@ -21,7 +26,11 @@ describe("ProxyUser through the engine", () => {
     const created = await stack.up();
     const id = created.outputs.id?.value as string;
     expect(created.outputs.password?.secret).toBe(true);
-    expect(await api.proxyUsers.get(id)).toMatchObject({ name: "scraper", limits: { daily_gb: 5, monthly_gb: 100 }, enabled: true });
+    expect(await api.proxyUsers.get(id)).toMatchObject({
+      name: "scraper",
+      limits: { daily_gb: 5, monthly_gb: 100 },
+      enabled: true,
+    });
 
     expect((await stack.preview()).changeSummary).toEqual({ same: 2 });
 

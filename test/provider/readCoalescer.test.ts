@@ -65,8 +65,17 @@ class FakeCollection {
     if (this.failGets.has(id)) throw new Error(`connection reset reading ${id}`);
     const record = this.records.get(id);
     if (!record) {
-      const text = JSON.stringify({ error: { code: "not_found", message: "No such proxy user.", request_id: "req_1" } });
-      throw errorFromResponse({ method: "GET", path: `/v1/proxy-users/${id}`, status: 404, text, requestId: "req_1", retryAfterSeconds: undefined });
+      const text = JSON.stringify({
+        error: { code: "not_found", message: "No such proxy user.", request_id: "req_1" },
+      });
+      throw errorFromResponse({
+        method: "GET",
+        path: `/v1/proxy-users/${id}`,
+        status: 404,
+        text,
+        requestId: "req_1",
+        retryAfterSeconds: undefined,
+      });
     }
     return { id, version: record.version };
   }

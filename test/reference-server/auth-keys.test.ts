@@ -10,10 +10,18 @@ describe("authentication", () => {
   it("answers 401 unauthenticated to a missing or malformed header, and invalid_api_key to an unknown secret", async () => {
     api = await startApi();
     expectError(await api.get("/v1/proxy-users", { key: null }), 401, "unauthenticated");
-    expectError(await api.get("/v1/proxy-users", { authorization: `Basic ${api.server.rootKey}` }), 401, "unauthenticated");
+    expectError(
+      await api.get("/v1/proxy-users", { authorization: `Basic ${api.server.rootKey}` }),
+      401,
+      "unauthenticated",
+    );
     expectError(await api.get("/v1/proxy-users", { authorization: "Bearer" }), 401, "unauthenticated");
     expectError(await api.get("/v1/proxy-users", { key: "live_short" }), 401, "unauthenticated");
-    expectError(await api.get("/v1/proxy-users", { key: "test_0123456789012345678901234567890123" }), 401, "unauthenticated");
+    expectError(
+      await api.get("/v1/proxy-users", { key: "test_0123456789012345678901234567890123" }),
+      401,
+      "unauthenticated",
+    );
     const unknown = `live_${"A".repeat(40)}`;
     const refused = await api.get("/v1/proxy-users", { key: unknown });
     expectError(refused, 401, "invalid_api_key");
@@ -34,7 +42,11 @@ describe("authentication", () => {
     expect((await api.get(usage, { key: created.json.secret })).status).toBe(200);
     clock.advance(1);
     expectError(await api.get(usage, { key: created.json.secret }), 401, "invalid_api_key");
-    const past = await api.post("/v1/keys", { name: "stale", scopes: ["usage:read"], expires_at: new Date(T0).toISOString() });
+    const past = await api.post("/v1/keys", {
+      name: "stale",
+      scopes: ["usage:read"],
+      expires_at: new Date(T0).toISOString(),
+    });
     expectError(past, 400, "invalid_request");
     expect(past.json.error.details.issues[0].path).toBe("expires_at");
   });
@@ -48,7 +60,12 @@ describe("API keys", () => {
     expect(created.json.id).toMatch(/^key_/);
     expect(created.json.secret).toMatch(/^live_[A-Za-z0-9]{32,}$/);
     expect(created.json.secret_hint).toBe(created.json.secret.slice(-4));
-    expect(created.json).toMatchObject({ name: "ci", last_rotated_at: null, previous_secret_expires_at: null, expires_at: null });
+    expect(created.json).toMatchObject({
+      name: "ci",
+      last_rotated_at: null,
+      previous_secret_expires_at: null,
+      expires_at: null,
+    });
     const listed = await api.get("/v1/keys");
     expect(listed.json.keys.map((key: { id: string }) => key.id)).toContain(created.json.id);
     expect(JSON.stringify(listed.json)).not.toContain(created.json.secret);
@@ -63,7 +80,11 @@ describe("API keys", () => {
     expectError(unknown, 400, "invalid_request");
     expect(unknown.json.error.details.issues[0].path).toBe("scopes.0");
     expectError(await api.post("/v1/keys", { name: "x", scopes: [] }), 400, "invalid_request");
-    expectError(await api.post("/v1/keys", { name: "x", scopes: ["usage:read", "usage:read"] }), 400, "invalid_request");
+    expectError(
+      await api.post("/v1/keys", { name: "x", scopes: ["usage:read", "usage:read"] }),
+      400,
+      "invalid_request",
+    );
   });
 
   it("rotation: both secrets work during grace, the old one fails the moment grace ends", async () => {
@@ -119,7 +140,9 @@ describe("API keys", () => {
     clock.advance(MINUTE_MS);
     const third = await api.post(`/v1/keys/${key.id}/rotate`, { grace_hours: 168 });
     const statuses = await Promise.all(
-      [key.secret, second.json.secret, third.json.secret].map(async (secret) => (await api.get("/v1/proxy-users", { key: secret })).status),
+      [key.secret, second.json.secret, third.json.secret].map(
+        async (secret) => (await api.get("/v1/proxy-users", { key: secret })).status,
+      ),
     );
     expect(statuses).toEqual([401, 200, 200]);
   });

@@ -104,7 +104,10 @@ export async function startApi(options: ReferenceServerOptions = {}): Promise<Ap
 }
 
 export function expectError(result: CallResult, status: number, code: string): void {
-  expect({ status: result.status, code: result.json?.error?.code }, JSON.stringify(result.json)).toEqual({ status, code });
+  expect({ status: result.status, code: result.json?.error?.code }, JSON.stringify(result.json)).toEqual({
+    status,
+    code,
+  });
 }
 
 /** 2025-03-10T12:00:00Z: mid-month, so tests can cross a month boundary on purpose. */

@@ -43,16 +43,38 @@ describe("HTTP framing", () => {
   });
 
   it("refuses a non-JSON content type with 415 and malformed JSON with 400", async () => {
-    expectError(await api.call("POST", "/v1/proxy-users", { rawBody: "name=x", contentType: "application/x-www-form-urlencoded" }), 415, "unsupported_media_type");
-    expectError(await api.call("POST", "/v1/proxy-users", { rawBody: '{"name":"x"}', contentType: "text/plain" }), 415, "unsupported_media_type");
-    expect((await api.call("POST", "/v1/proxy-users", { rawBody: '{"name":"charset"}', contentType: "application/json; charset=utf-8" })).status).toBe(201);
+    expectError(
+      await api.call("POST", "/v1/proxy-users", {
+        rawBody: "name=x",
+        contentType: "application/x-www-form-urlencoded",
+      }),
+      415,
+      "unsupported_media_type",
+    );
+    expectError(
+      await api.call("POST", "/v1/proxy-users", { rawBody: '{"name":"x"}', contentType: "text/plain" }),
+      415,
+      "unsupported_media_type",
+    );
+    expect(
+      (
+        await api.call("POST", "/v1/proxy-users", {
+          rawBody: '{"name":"charset"}',
+          contentType: "application/json; charset=utf-8",
+        })
+      ).status,
+    ).toBe(201);
     const malformed = await api.call("POST", "/v1/proxy-users", { rawBody: '{"name": ' });
     expectError(malformed, 400, "invalid_request");
     expect(malformed.json.error.details.issues).toEqual([{ path: "(body)", message: "is not valid JSON" }]);
   });
 
   it("puts a unique x-request-id on every answer, matching the error body", async () => {
-    const answers = await Promise.all([api.get("/v1/proxy-users"), api.get("/v1/nope"), api.get("/v1/proxy-users", { key: null })]);
+    const answers = await Promise.all([
+      api.get("/v1/proxy-users"),
+      api.get("/v1/nope"),
+      api.get("/v1/proxy-users", { key: null }),
+    ]);
     const ids = answers.map((answer) => answer.headers["x-request-id"]);
     expect(new Set(ids).size).toBe(3);
   });

@@ -12,7 +12,11 @@ const userCount = (): number => api.server.control.snapshot().proxyUsers.length;
 describe("idempotency", () => {
   it("replays the first answer for the same key and body, and refuses a different body", async () => {
     api = await startApi();
-    const first = await api.post("/v1/proxy-users", { name: "once", limits: { daily_gb: 1, monthly_gb: 2 } }, withKey("create-once"));
+    const first = await api.post(
+      "/v1/proxy-users",
+      { name: "once", limits: { daily_gb: 1, monthly_gb: 2 } },
+      withKey("create-once"),
+    );
     expect(first.status).toBe(201);
     expect(first.headers["idempotent-replayed"]).toBeUndefined();
     const reordered = await api.call("POST", "/v1/proxy-users", {
@@ -24,8 +28,16 @@ describe("idempotency", () => {
     expect(reordered.json).toEqual(first.json);
     expect(reordered.headers["x-ratelimit-remaining"]).toEqual(expect.any(String));
     expect(userCount()).toBe(1);
-    expectError(await api.post("/v1/proxy-users", { name: "other" }, withKey("create-once")), 409, "idempotency_key_reused");
-    expectError(await api.post(`/v1/proxy-users/${first.json.id}/disable`, { name: "once" }, withKey("create-once")), 409, "idempotency_key_reused");
+    expectError(
+      await api.post("/v1/proxy-users", { name: "other" }, withKey("create-once")),
+      409,
+      "idempotency_key_reused",
+    );
+    expectError(
+      await api.post(`/v1/proxy-users/${first.json.id}/disable`, { name: "once" }, withKey("create-once")),
+      409,
+      "idempotency_key_reused",
+    );
   });
 
   it("scopes keys per API key, records only successes, and forgets after 24 hours", async () => {
@@ -37,12 +49,18 @@ describe("idempotency", () => {
     const first = await api.post("/v1/ips", { product: "isp", country: "us" }, withKey("alloc-1"));
     expect(first.status).toBe(201);
     const otherKey = api.key(["billing:write"]);
-    const other = await api.post("/v1/ips", { product: "isp", country: "us" }, { key: otherKey, ...withKey("alloc-1") });
+    const other = await api.post(
+      "/v1/ips",
+      { product: "isp", country: "us" },
+      { key: otherKey, ...withKey("alloc-1") },
+    );
     expect(other.headers["idempotent-replayed"]).toBeUndefined();
     expect(other.json.id).not.toBe(first.json.id);
 
     clock.advance(24 * HOUR_MS - 1);
-    expect((await api.post("/v1/ips", { product: "isp", country: "us" }, withKey("alloc-1"))).json.id).toBe(first.json.id);
+    expect((await api.post("/v1/ips", { product: "isp", country: "us" }, withKey("alloc-1"))).json.id).toBe(
+      first.json.id,
+    );
     clock.advance(1);
     const later = await api.post("/v1/ips", { product: "isp", country: "us" }, withKey("alloc-1"));
     expect(later.headers["idempotent-replayed"]).toBeUndefined();
@@ -60,11 +78,23 @@ describe("idempotency", () => {
   it("replays a secret-bearing answer only to the secret that sent the request, and stores it sealed", async () => {
     api = await startApi();
     const admin = api.server.control.createKey({ name: "admin", scopes: ["keys:write"] });
-    const created = await api.post("/v1/keys", { name: "ci", scopes: ["keys:write"] }, { key: admin.secret, ...withKey("mint") });
-    const replayed = await api.post("/v1/keys", { name: "ci", scopes: ["keys:write"] }, { key: admin.secret, ...withKey("mint") });
+    const created = await api.post(
+      "/v1/keys",
+      { name: "ci", scopes: ["keys:write"] },
+      { key: admin.secret, ...withKey("mint") },
+    );
+    const replayed = await api.post(
+      "/v1/keys",
+      { name: "ci", scopes: ["keys:write"] },
+      { key: admin.secret, ...withKey("mint") },
+    );
     expect(replayed.json.secret).toBe(created.json.secret);
     const rotated = await api.post(`/v1/keys/${admin.id}/rotate`, { grace_hours: 1 }, { key: admin.secret });
-    const fromNewSecret = await api.post("/v1/keys", { name: "ci", scopes: ["keys:write"] }, { key: rotated.json.secret, ...withKey("mint") });
+    const fromNewSecret = await api.post(
+      "/v1/keys",
+      { name: "ci", scopes: ["keys:write"] },
+      { key: rotated.json.secret, ...withKey("mint") },
+    );
     expectError(fromNewSecret, 409, "idempotency_key_reused");
     expect(JSON.stringify(fromNewSecret.json)).not.toContain(created.json.secret);
   });
@@ -117,7 +147,13 @@ describe("fault injection", () => {
   it("adds latency, before or after the commit", async () => {
     api = await startApi();
     api.server.injectFault({ path: "/v1/billing/balance", kind: "latency", latencyMs: 150 });
-    api.server.injectFault({ method: "POST", path: "/v1/proxy-users", kind: "latency", latencyMs: 150, phase: "after" });
+    api.server.injectFault({
+      method: "POST",
+      path: "/v1/proxy-users",
+      kind: "latency",
+      latencyMs: 150,
+      phase: "after",
+    });
     const started = Date.now();
     expect((await api.get("/v1/billing/balance")).status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);

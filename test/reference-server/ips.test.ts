@@ -30,7 +30,9 @@ describe("allocation", () => {
     expect(allocated.id).toMatch(/^alloc_/);
     expect(await balance()).toBe(10_000 - 300);
     const charges = (await api.get("/v1/billing/charges")).json.charges;
-    expect(charges).toEqual([expect.objectContaining({ kind: "ip_allocation", amount_cents: 300, currency: "usd", ref: allocated.id })]);
+    expect(charges).toEqual([
+      expect.objectContaining({ kind: "ip_allocation", amount_cents: 300, currency: "usd", ref: allocated.id }),
+    ]);
     const dedicated = await api.allocate({ product: "dedicated", country: "de" });
     expect(dedicated).toMatchObject({ ip: "198.51.100.10", city: "frankfurt" });
     expect(await balance()).toBe(10_000 - 300 - 500);
@@ -53,7 +55,10 @@ describe("allocation", () => {
     expect(await balance()).toBe(10_000 - 900);
     const invalid = await api.post("/v1/ips", { product: "residential", country: "US" });
     expectError(invalid, 400, "invalid_request");
-    expect(invalid.json.error.details.issues.map((issue: { path: string }) => issue.path)).toEqual(["product", "country"]);
+    expect(invalid.json.error.details.issues.map((issue: { path: string }) => issue.path)).toEqual([
+      "product",
+      "country",
+    ]);
   });
 
   it("finds an allocation by address or id, lists with filters, and releases it to the pool", async () => {
@@ -75,7 +80,9 @@ describe("allocation", () => {
     expectError(await api.get("/v1/ips?product=residential"), 400, "invalid_request");
     const page = await api.get("/v1/ips?limit=2");
     expect(page.json.next_cursor).toEqual(expect.any(String));
-    expect((await api.get(`/v1/ips?limit=2&cursor=${page.json.next_cursor}`)).json.ips.map((ip: { id: string }) => ip.id)).toEqual([c.id]);
+    expect(
+      (await api.get(`/v1/ips?limit=2&cursor=${page.json.next_cursor}`)).json.ips.map((ip: { id: string }) => ip.id),
+    ).toEqual([c.id]);
 
     expect((await api.delete(`/v1/ips/${a.ip}`)).status).toBe(204);
     expectError(await api.get(`/v1/ips/${a.id}`), 404, "not_found");
@@ -113,7 +120,11 @@ describe("replacement", () => {
       free_replacements_remaining: 1,
     });
     const second = await api.post(`/v1/ips/${a.id}/replace`, { reason: "a reason nobody listed" });
-    expect(second.json).toMatchObject({ replaced_ip: "192.0.2.11", charge: null, allocation: { ip: "192.0.2.12", free_replacements_remaining: 0 } });
+    expect(second.json).toMatchObject({
+      replaced_ip: "192.0.2.11",
+      charge: null,
+      allocation: { ip: "192.0.2.12", free_replacements_remaining: 0 },
+    });
 
     clock.advance(5 * DAY_MS);
     const before = await balance();
@@ -131,11 +142,22 @@ describe("replacement", () => {
 
     const third = await api.post(`/v1/ips/${a.id}/replace`, { reason: "slow", max_charge_cents: 250 });
     expect(third.status).toBe(200);
-    expect(third.json.charge).toEqual({ id: expect.stringMatching(/^ch_/), amount_cents: 250, currency: "usd", prorated: true });
+    expect(third.json.charge).toEqual({
+      id: expect.stringMatching(/^ch_/),
+      amount_cents: 250,
+      currency: "usd",
+      prorated: true,
+    });
     expect(third.json.allocation.ip).toBe("192.0.2.13");
     expect(await balance()).toBe(before - 250);
     const [latest] = (await api.get("/v1/billing/charges")).json.charges;
-    expect(latest).toMatchObject({ id: third.json.charge.id, kind: "ip_replacement", amount_cents: 250, ref: a.id, created_at: iso(T0 + 5 * DAY_MS) });
+    expect(latest).toMatchObject({
+      id: third.json.charge.id,
+      kind: "ip_replacement",
+      amount_cents: 250,
+      ref: a.id,
+      created_at: iso(T0 + 5 * DAY_MS),
+    });
 
     clock.set(T0 + 29 * DAY_MS + 1);
     const dedicated = await api.allocate({ product: "dedicated", country: "gb" });
@@ -143,7 +165,8 @@ describe("replacement", () => {
     // Fresh term: 30 of 30 days left at 500 cents.
     expect((await api.post(`/v1/ips/${dedicated.id}/replace`, { reason: "slow" })).json.charge.amount_cents).toBe(500);
     // April now: the isp allocation has its two free replacements again, and under one day of term left.
-    for (let i = 0; i < 2; i++) expect((await api.post(`/v1/ips/${a.id}/replace`, { reason: "slow" })).json.charge).toBeNull();
+    for (let i = 0; i < 2; i++)
+      expect((await api.post(`/v1/ips/${a.id}/replace`, { reason: "slow" })).json.charge).toBeNull();
     // The part-day counts as one: ceil(300 × 1 / 30) = 10.
     expect((await api.post(`/v1/ips/${a.id}/replace`, { reason: "slow" })).json.charge.amount_cents).toBe(10);
   });
@@ -155,7 +178,10 @@ describe("replacement", () => {
     for (let i = 0; i < 2; i++) await api.post(`/v1/ips/${a.id}/replace`, { reason: "slow" });
     expect((await api.get(`/v1/ips/${a.id}`)).json.free_replacements_remaining).toBe(0);
     clock.advance(1000);
-    expect((await api.get(`/v1/ips/${a.id}`)).json).toMatchObject({ replacements_this_month: 0, free_replacements_remaining: 2 });
+    expect((await api.get(`/v1/ips/${a.id}`)).json).toMatchObject({
+      replacements_this_month: 0,
+      free_replacements_remaining: 2,
+    });
     expect((await api.post(`/v1/ips/${a.id}/replace`, { reason: "slow" })).json.charge).toBeNull();
   });
 
@@ -165,7 +191,8 @@ describe("replacement", () => {
     const a = await api.allocate({ product: "isp", country: "us", city: "miami" });
     expect(a.ip).toBe("192.0.2.250");
     const seen = [a.ip];
-    for (let i = 0; i < 2; i++) seen.push((await api.post(`/v1/ips/${a.id}/replace`, { reason: "slow", keep_city: true })).json.allocation.ip);
+    for (let i = 0; i < 2; i++)
+      seen.push((await api.post(`/v1/ips/${a.id}/replace`, { reason: "slow", keep_city: true })).json.allocation.ip);
     expect(seen).toEqual(["192.0.2.250", "192.0.2.251", "192.0.2.252"]);
     const stuck = await api.post(`/v1/ips/${a.id}/replace`, { reason: "slow", keep_city: true });
     expectError(stuck, 409, "no_capacity");
@@ -173,7 +200,12 @@ describe("replacement", () => {
     expect((await api.get(`/v1/ips/${a.id}`)).json).toMatchObject({ ip: "192.0.2.252", replacements_this_month: 2 });
 
     const elsewhere = await api.post(`/v1/ips/${a.id}/replace`, { reason: "slow" });
-    expect(elsewhere.json.allocation).toMatchObject({ country: "us", city: "new york", ip: "192.0.2.10", asn: "as7922" });
+    expect(elsewhere.json.allocation).toMatchObject({
+      country: "us",
+      city: "new york",
+      ip: "192.0.2.10",
+      asn: "as7922",
+    });
     const other = await api.allocate({ product: "isp", country: "us", city: "miami" });
     expect(other.ip).toBe("192.0.2.250");
 
@@ -189,8 +221,16 @@ describe("replacement", () => {
     expectError(await api.post(`/v1/ips/${a.id}/replace`, {}), 400, "invalid_request");
     expectError(await api.post(`/v1/ips/${a.id}/replace`, { reason: "" }), 400, "invalid_request");
     expectError(await api.post(`/v1/ips/${a.id}/replace`, { reason: "x".repeat(201) }), 400, "invalid_request");
-    expectError(await api.post(`/v1/ips/${a.id}/replace`, { reason: "slow", max_charge_cents: -1 }), 400, "invalid_request");
-    expectError(await api.post(`/v1/ips/${a.id}/replace`, { reason: "slow", keep_city: "yes" }), 400, "invalid_request");
+    expectError(
+      await api.post(`/v1/ips/${a.id}/replace`, { reason: "slow", max_charge_cents: -1 }),
+      400,
+      "invalid_request",
+    );
+    expectError(
+      await api.post(`/v1/ips/${a.id}/replace`, { reason: "slow", keep_city: "yes" }),
+      400,
+      "invalid_request",
+    );
     expectError(await api.post("/v1/ips/10.0.0/replace", { reason: "slow" }), 400, "invalid_request");
     expectError(await api.post("/v1/ips/203.0.113.99/replace", { reason: "slow" }), 404, "not_found");
     expect((await api.get(`/v1/ips/${a.id}`)).json.ip).toBe(a.ip);

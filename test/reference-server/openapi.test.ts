@@ -35,7 +35,10 @@ describe("openapi.json", () => {
     }
     expect(document.components.responses.Error429.headers["retry-after"]).toBeDefined();
     for (const ref of collectRefs(document)) {
-      const target = ref.replace(/^#\//, "").split("/").reduce((node: any, part) => node?.[part], document);
+      const target = ref
+        .replace(/^#\//, "")
+        .split("/")
+        .reduce((node: any, part) => node?.[part], document);
       expect(target, ref).toBeDefined();
     }
   });

@@ -22,7 +22,11 @@ describe("state file", () => {
     const firstRoot = api.server.rootKey;
     const user = await api.createUser("persisted", { limits: { daily_gb: 1 } });
     const key = await api.post("/v1/keys", { name: "ci", scopes: ["proxy-users:read"] });
-    const allocation = await api.post("/v1/ips", { product: "isp", country: "us" }, { headers: { "idempotency-key": "alloc" } });
+    const allocation = await api.post(
+      "/v1/ips",
+      { product: "isp", country: "us" },
+      { headers: { "idempotency-key": "alloc" } },
+    );
     api.server.control.recordTraffic(user.id, 1234, 5);
     await api.server.close();
 
@@ -42,7 +46,11 @@ describe("state file", () => {
     const today = new Date().toISOString().slice(0, 10);
     expect((await api.get(`/v1/usage?from=${today}&to=${today}`)).json.totals).toEqual({ bytes: 1234, requests: 5 });
     expect((await api.createUser("after-restart")).id).not.toBe(user.id);
-    const replay = await api.post("/v1/ips", { product: "isp", country: "us" }, { key: firstRoot, headers: { "idempotency-key": "alloc" } });
+    const replay = await api.post(
+      "/v1/ips",
+      { product: "isp", country: "us" },
+      { key: firstRoot, headers: { "idempotency-key": "alloc" } },
+    );
     expectError(replay, 401, "invalid_api_key");
     expect((await api.get(`/v1/ips/${allocation.json.id}`)).json.ip).toBe(allocation.json.ip);
   });
@@ -68,9 +76,30 @@ describe("state file", () => {
 describe("command line", () => {
   it("maps flags to options", () => {
     const options = parseCli([
-      "--port", "9000", "--host", "0.0.0.0", "--root-key", "live_x", "--rate-limit", "50", "--balance", "123",
-      "--state-file", "s.json", "--fault-rate", "0.05", "--drop-rate", "0.01", "--after-commit-rate", "0.02",
-      "--latency-ms", "20", "--latency-rate", "0.5", "--fault-seed", "7",
+      "--port",
+      "9000",
+      "--host",
+      "0.0.0.0",
+      "--root-key",
+      "live_x",
+      "--rate-limit",
+      "50",
+      "--balance",
+      "123",
+      "--state-file",
+      "s.json",
+      "--fault-rate",
+      "0.05",
+      "--drop-rate",
+      "0.01",
+      "--after-commit-rate",
+      "0.02",
+      "--latency-ms",
+      "20",
+      "--latency-rate",
+      "0.5",
+      "--fault-seed",
+      "7",
     ]);
     expect(options).toEqual({
       host: "0.0.0.0",
@@ -86,27 +115,32 @@ describe("command line", () => {
   });
 
   // The global setup compiles the package, so the standalone entry point runs exactly as `npm run server` does.
-  it.each(["SIGINT", "SIGTERM"] as const)("prints its URL and root key, serves, and stops cleanly on %s", async (signal) => {
-    const rootKey = `live_${"C".repeat(36)}`;
-    const cli = resolve(__dirname, "..", "..", "dist", "server", "cli.js");
-    const child = spawn(process.execPath, [cli, "--port", "0", "--root-key", rootKey, "--rate-limit", "5"], { stdio: ["ignore", "pipe", "pipe"] });
-    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
-    let output = "";
-    const url = await new Promise<string>((done, fail) => {
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString("utf8");
-        const match = /reference server listening on (http:\/\/127\.0\.0\.1:\d+)\nroot key: (\S+)\n/.exec(output);
-        if (match?.[1]) done(match[1]);
+  it.each(["SIGINT", "SIGTERM"] as const)(
+    "prints its URL and root key, serves, and stops cleanly on %s",
+    async (signal) => {
+      const rootKey = `live_${"C".repeat(36)}`;
+      const cli = resolve(__dirname, "..", "..", "dist", "server", "cli.js");
+      const child = spawn(process.execPath, [cli, "--port", "0", "--root-key", rootKey, "--rate-limit", "5"], {
+        stdio: ["ignore", "pipe", "pipe"],
       });
-      child.once("exit", (code) => fail(new Error(`exited early with ${String(code)}: ${output}`)));
-    });
-    expect(output).toContain(`root key: ${rootKey}`);
-    const answer = await fetch(`${url}/v1/billing/balance`, { headers: { authorization: `Bearer ${rootKey}` } });
-    expect(answer.status).toBe(200);
-    expect(answer.headers.get("x-ratelimit-limit")).toBe("5");
-    child.kill(signal);
-    expect(await exited).toBe(0);
-  });
+      const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+      let output = "";
+      const url = await new Promise<string>((done, fail) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          output += chunk.toString("utf8");
+          const match = /reference server listening on (http:\/\/127\.0\.0\.1:\d+)\nroot key: (\S+)\n/.exec(output);
+          if (match?.[1]) done(match[1]);
+        });
+        child.once("exit", (code) => fail(new Error(`exited early with ${String(code)}: ${output}`)));
+      });
+      expect(output).toContain(`root key: ${rootKey}`);
+      const answer = await fetch(`${url}/v1/billing/balance`, { headers: { authorization: `Bearer ${rootKey}` } });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get("x-ratelimit-limit")).toBe("5");
+      child.kill(signal);
+      expect(await exited).toBe(0);
+    },
+  );
 
   it("rejects bad values and unknown flags", () => {
     expect(() => parseCli(["--fault-rate", "2"])).toThrow(/fault-rate/);

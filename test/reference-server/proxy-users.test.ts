@@ -56,7 +56,10 @@ describe("proxy users", () => {
     for (const [body, path] of cases) {
       const refused = await api.post("/v1/proxy-users", body);
       expectError(refused, 400, "invalid_request");
-      expect(refused.json.error.details.issues.map((issue: { path: string }) => issue.path), JSON.stringify(body)).toContain(path);
+      expect(
+        refused.json.error.details.issues.map((issue: { path: string }) => issue.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
     const unknown = await api.post("/v1/proxy-users", { name: "ok", nickname: "x" });
     expect(unknown.json.error.details.issues[0].message).toContain("nickname");
@@ -73,7 +76,9 @@ describe("proxy users", () => {
     expect(monthly.json.updated_at).toBe(new Date(T0 + 1000).toISOString());
     const tooHigh = await api.patch(`/v1/proxy-users/${user.id}`, { limits: { daily_gb: 101 } });
     expectError(tooHigh, 400, "invalid_request");
-    expect(tooHigh.json.error.details.issues).toEqual([{ path: "limits.daily_gb", message: "must not exceed monthly_gb (100)" }]);
+    expect(tooHigh.json.error.details.issues).toEqual([
+      { path: "limits.daily_gb", message: "must not exceed monthly_gb (100)" },
+    ]);
     const cleared = await api.patch(`/v1/proxy-users/${user.id}`, { limits: { monthly_gb: null } });
     expect(cleared.json.limits).toEqual({ daily_gb: 5, monthly_gb: null });
     const both = await api.patch(`/v1/proxy-users/${user.id}`, { limits: { daily_gb: 0.125 }, enabled: false });
@@ -109,7 +114,8 @@ describe("proxy users", () => {
     api = await startApi();
     const on = await api.createUser("on");
     const off = await api.createUser("off", { enabled: false });
-    const ids = async (query: string) => (await api.get(`/v1/proxy-users${query}`)).json.proxy_users.map((u: { id: string }) => u.id);
+    const ids = async (query: string) =>
+      (await api.get(`/v1/proxy-users${query}`)).json.proxy_users.map((u: { id: string }) => u.id);
     expect(await ids("?enabled=true")).toEqual([on.id]);
     expect(await ids("?enabled=false")).toEqual([off.id]);
     expect(await ids("")).toEqual([on.id, off.id]);
@@ -122,7 +128,15 @@ describe("proxy users", () => {
 describe("pagination", () => {
   it("validates limit and cursor", async () => {
     api = await startApi();
-    for (const query of ["limit=0", "limit=201", "limit=abc", "limit=1.5", "cursor=bm9wZQ", "limit=1&limit=2", "colour=red"]) {
+    for (const query of [
+      "limit=0",
+      "limit=201",
+      "limit=abc",
+      "limit=1.5",
+      "cursor=bm9wZQ",
+      "limit=1&limit=2",
+      "colour=red",
+    ]) {
       const refused = await api.get(`/v1/proxy-users?${query}`);
       expectError(refused, 400, "invalid_request");
     }

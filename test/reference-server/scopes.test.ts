@@ -16,40 +16,142 @@ const unique = (prefix: string): string => `${prefix}-${++counter}`;
 const CASES: Record<OperationId, Case[]> = {
   listProxyUsers: [{ scope: "proxy-users:read", build: async () => ({ method: "GET", path: "/v1/proxy-users" }) }],
   createProxyUser: [
-    { scope: "proxy-users:write", build: async () => ({ method: "POST", path: "/v1/proxy-users", body: { name: unique("u") } }) },
-    { scope: "limits:write", build: async () => ({ method: "POST", path: "/v1/proxy-users", body: { name: unique("u"), limits: { daily_gb: 1 } } }) },
+    {
+      scope: "proxy-users:write",
+      build: async () => ({ method: "POST", path: "/v1/proxy-users", body: { name: unique("u") } }),
+    },
+    {
+      scope: "limits:write",
+      build: async () => ({
+        method: "POST",
+        path: "/v1/proxy-users",
+        body: { name: unique("u"), limits: { daily_gb: 1 } },
+      }),
+    },
   ],
-  getProxyUser: [{ scope: "proxy-users:read", build: async (api) => ({ method: "GET", path: `/v1/proxy-users/${(await api.createUser(unique("u"))).id}` }) }],
+  getProxyUser: [
+    {
+      scope: "proxy-users:read",
+      build: async (api) => ({ method: "GET", path: `/v1/proxy-users/${(await api.createUser(unique("u"))).id}` }),
+    },
+  ],
   updateProxyUser: [
-    { scope: "proxy-users:write", build: async (api) => ({ method: "PATCH", path: `/v1/proxy-users/${(await api.createUser(unique("u"))).id}`, body: { enabled: false } }) },
-    { scope: "limits:write", build: async (api) => ({ method: "PATCH", path: `/v1/proxy-users/${(await api.createUser(unique("u"))).id}`, body: { limits: { monthly_gb: 9 } } }) },
+    {
+      scope: "proxy-users:write",
+      build: async (api) => ({
+        method: "PATCH",
+        path: `/v1/proxy-users/${(await api.createUser(unique("u"))).id}`,
+        body: { enabled: false },
+      }),
+    },
+    {
+      scope: "limits:write",
+      build: async (api) => ({
+        method: "PATCH",
+        path: `/v1/proxy-users/${(await api.createUser(unique("u"))).id}`,
+        body: { limits: { monthly_gb: 9 } },
+      }),
+    },
   ],
-  disableProxyUser: [{ scope: "proxy-users:write", build: async (api) => ({ method: "POST", path: `/v1/proxy-users/${(await api.createUser(unique("u"))).id}/disable` }) }],
-  deleteProxyUser: [{ scope: "proxy-users:write", build: async (api) => ({ method: "DELETE", path: `/v1/proxy-users/${(await api.createUser(unique("u"))).id}` }) }],
+  disableProxyUser: [
+    {
+      scope: "proxy-users:write",
+      build: async (api) => ({
+        method: "POST",
+        path: `/v1/proxy-users/${(await api.createUser(unique("u"))).id}/disable`,
+      }),
+    },
+  ],
+  deleteProxyUser: [
+    {
+      scope: "proxy-users:write",
+      build: async (api) => ({ method: "DELETE", path: `/v1/proxy-users/${(await api.createUser(unique("u"))).id}` }),
+    },
+  ],
   listIps: [{ scope: "proxy-users:read", build: async () => ({ method: "GET", path: "/v1/ips?product=isp" }) }],
-  getIp: [{ scope: "proxy-users:read", build: async (api) => ({ method: "GET", path: `/v1/ips/${(await api.allocate()).ip}` }) }],
-  allocateIp: [{ scope: "billing:write", build: async () => ({ method: "POST", path: "/v1/ips", body: { product: "isp", country: "de" } }) }],
-  releaseIp: [{ scope: "billing:write", build: async (api) => ({ method: "DELETE", path: `/v1/ips/${(await api.allocate()).id}` }) }],
+  getIp: [
+    {
+      scope: "proxy-users:read",
+      build: async (api) => ({ method: "GET", path: `/v1/ips/${(await api.allocate()).ip}` }),
+    },
+  ],
+  allocateIp: [
+    {
+      scope: "billing:write",
+      build: async () => ({ method: "POST", path: "/v1/ips", body: { product: "isp", country: "de" } }),
+    },
+  ],
+  releaseIp: [
+    {
+      scope: "billing:write",
+      build: async (api) => ({ method: "DELETE", path: `/v1/ips/${(await api.allocate()).id}` }),
+    },
+  ],
   replaceIp: [
-    { scope: "proxy-users:write", build: async (api) => ({ method: "POST", path: `/v1/ips/${(await api.allocate()).ip}/replace`, body: { reason: "blacklisted" } }) },
+    {
+      scope: "proxy-users:write",
+      build: async (api) => ({
+        method: "POST",
+        path: `/v1/ips/${(await api.allocate()).ip}/replace`,
+        body: { reason: "blacklisted" },
+      }),
+    },
     {
       scope: "billing:write",
       build: async (api) => {
         const allocation = await api.allocate();
-        for (let i = 0; i < 2; i++) expect((await api.post(`/v1/ips/${allocation.id}/replace`, { reason: "slow" })).status).toBe(200);
+        for (let i = 0; i < 2; i++)
+          expect((await api.post(`/v1/ips/${allocation.id}/replace`, { reason: "slow" })).status).toBe(200);
         return { method: "POST", path: `/v1/ips/${allocation.id}/replace`, body: { reason: "slow" } };
       },
     },
   ],
-  createApiKey: [{ scope: "keys:write", build: async () => ({ method: "POST", path: "/v1/keys", body: { name: "ci", scopes: ["keys:write"] } }) }],
+  createApiKey: [
+    {
+      scope: "keys:write",
+      build: async () => ({ method: "POST", path: "/v1/keys", body: { name: "ci", scopes: ["keys:write"] } }),
+    },
+  ],
   listApiKeys: [{ scope: "keys:write", build: async () => ({ method: "GET", path: "/v1/keys" }) }],
-  getApiKey: [{ scope: "keys:write", build: async (api) => ({ method: "GET", path: `/v1/keys/${api.server.control.createKey({ name: "other", scopes: ["usage:read"] }).id}` }) }],
-  rotateApiKey: [{ scope: "keys:write", build: async (api) => ({ method: "POST", path: `/v1/keys/${api.server.control.createKey({ name: "other", scopes: ["usage:read"] }).id}/rotate`, body: {} }) }],
-  revokeApiKey: [{ scope: "keys:write", build: async (api) => ({ method: "DELETE", path: `/v1/keys/${api.server.control.createKey({ name: "other", scopes: ["usage:read"] }).id}` }) }],
-  getUsage: [{ scope: "usage:read", build: async () => ({ method: "GET", path: "/v1/usage?from=2025-01-01&to=2025-01-31" }) }],
+  getApiKey: [
+    {
+      scope: "keys:write",
+      build: async (api) => ({
+        method: "GET",
+        path: `/v1/keys/${api.server.control.createKey({ name: "other", scopes: ["usage:read"] }).id}`,
+      }),
+    },
+  ],
+  rotateApiKey: [
+    {
+      scope: "keys:write",
+      build: async (api) => ({
+        method: "POST",
+        path: `/v1/keys/${api.server.control.createKey({ name: "other", scopes: ["usage:read"] }).id}/rotate`,
+        body: {},
+      }),
+    },
+  ],
+  revokeApiKey: [
+    {
+      scope: "keys:write",
+      build: async (api) => ({
+        method: "DELETE",
+        path: `/v1/keys/${api.server.control.createKey({ name: "other", scopes: ["usage:read"] }).id}`,
+      }),
+    },
+  ],
+  getUsage: [
+    { scope: "usage:read", build: async () => ({ method: "GET", path: "/v1/usage?from=2025-01-01&to=2025-01-31" }) },
+  ],
   getBalance: [{ scope: "billing:read", build: async () => ({ method: "GET", path: "/v1/billing/balance" }) }],
   listCharges: [{ scope: "billing:read", build: async () => ({ method: "GET", path: "/v1/billing/charges" }) }],
-  topUp: [{ scope: "billing:write", build: async () => ({ method: "POST", path: "/v1/billing/top-up", body: { amount_cents: 100 } }) }],
+  topUp: [
+    {
+      scope: "billing:write",
+      build: async () => ({ method: "POST", path: "/v1/billing/top-up", body: { amount_cents: 100 } }),
+    },
+  ],
 };
 
 describe("scope matrix", () => {
@@ -73,7 +175,8 @@ describe("scope matrix", () => {
         expect(refused.json.error.details.missing_scopes).toEqual([testCase.scope]);
 
         const needed = new Set<string>([...endpoint.scopes, testCase.scope]);
-        if (endpoint.operationId === "updateProxyUser") needed.delete(testCase.scope === "limits:write" ? "proxy-users:write" : "limits:write");
+        if (endpoint.operationId === "updateProxyUser")
+          needed.delete(testCase.scope === "limits:write" ? "proxy-users:write" : "limits:write");
         const allowed = await build(testCase, api, api.key([...needed]));
         expect(allowed.status, JSON.stringify(allowed.json)).toBe(endpoint.status);
       });
@@ -104,7 +207,10 @@ describe("conditional and self-service scopes", () => {
   it("the first two replacements need only proxy-users:write; a charged one needs billing:write", async () => {
     const writer = api.key(["proxy-users:write"]);
     const allocation = await api.allocate();
-    for (let i = 0; i < 2; i++) expect((await api.post(`/v1/ips/${allocation.id}/replace`, { reason: "slow" }, { key: writer })).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await api.post(`/v1/ips/${allocation.id}/replace`, { reason: "slow" }, { key: writer })).status).toBe(
+        200,
+      );
     const refused = await api.post(`/v1/ips/${allocation.id}/replace`, { reason: "slow" }, { key: writer });
     expectError(refused, 403, "insufficient_scope");
     expect(refused.json.error.details.required_scopes).toEqual(["proxy-users:write", "billing:write"]);
@@ -112,8 +218,14 @@ describe("conditional and self-service scopes", () => {
 
   it("an empty PATCH is a write and needs proxy-users:write", async () => {
     const user = await api.createUser("empty-patch");
-    expectError(await api.patch(`/v1/proxy-users/${user.id}`, {}, { key: api.key(["limits:write"]) }), 403, "insufficient_scope");
-    expect((await api.patch(`/v1/proxy-users/${user.id}`, {}, { key: api.key(["proxy-users:write"]) })).status).toBe(200);
+    expectError(
+      await api.patch(`/v1/proxy-users/${user.id}`, {}, { key: api.key(["limits:write"]) }),
+      403,
+      "insufficient_scope",
+    );
+    expect((await api.patch(`/v1/proxy-users/${user.id}`, {}, { key: api.key(["proxy-users:write"]) })).status).toBe(
+      200,
+    );
   });
 
   it("a key may read and rotate itself without keys:write, but not another key", async () => {
@@ -130,7 +242,11 @@ describe("conditional and self-service scopes", () => {
 
   it("key creation cannot grant a scope the caller lacks", async () => {
     const admin = api.key(["keys:write", "usage:read"]);
-    const refused = await api.post("/v1/keys", { name: "wider", scopes: ["usage:read", "billing:write"] }, { key: admin });
+    const refused = await api.post(
+      "/v1/keys",
+      { name: "wider", scopes: ["usage:read", "billing:write"] },
+      { key: admin },
+    );
     expectError(refused, 403, "scope_escalation");
     expect(refused.json.error.details.escalating_scopes).toEqual(["billing:write"]);
     const narrower = await api.post("/v1/keys", { name: "narrower", scopes: ["usage:read"] }, { key: admin });

@@ -31,14 +31,25 @@ describe("usage", () => {
       usage: [{ proxy_user_id: a.id, period_start: "2025-04-01", bytes: 7, requests: 1 }],
       totals: { bytes: 7, requests: 1 },
     });
-    expect((await api.get("/v1/usage?from=2024-01-01&to=2024-01-31")).json).toEqual({ usage: [], totals: { bytes: 0, requests: 0 } });
+    expect((await api.get("/v1/usage?from=2024-01-01&to=2024-01-31")).json).toEqual({
+      usage: [],
+      totals: { bytes: 0, requests: 0 },
+    });
     expect(() => recordTraffic("pu_unknown123", 1, 1)).toThrow();
     expect(() => recordTraffic(a.id, -1, 1)).toThrow(RangeError);
   });
 
   it("validates the query", async () => {
     api = await startApi();
-    for (const query of ["", "?from=2025-03-01", "?from=2025-02-30&to=2025-03-01", "?from=2025-03-02&to=2025-03-01", "?from=2024-01-01&to=2025-03-01", "?from=2025-03-01&to=2025-03-02&granularity=week", "?from=2025-03-01&to=2025-03-02&proxy_user_id=bob"]) {
+    for (const query of [
+      "",
+      "?from=2025-03-01",
+      "?from=2025-02-30&to=2025-03-01",
+      "?from=2025-03-02&to=2025-03-01",
+      "?from=2024-01-01&to=2025-03-01",
+      "?from=2025-03-01&to=2025-03-02&granularity=week",
+      "?from=2025-03-01&to=2025-03-02&proxy_user_id=bob",
+    ]) {
       expectError(await api.get(`/v1/usage${query}`), 400, "invalid_request");
     }
     const reversed = await api.get("/v1/usage?from=2025-03-02&to=2025-03-01");
@@ -60,7 +71,16 @@ describe("billing", () => {
     expect(first.json.charges.map((charge: { ref: string }) => charge.ref)).toEqual([ids[2], ids[1]]);
     const second = await api.get(`/v1/billing/charges?limit=2&cursor=${first.json.next_cursor}`);
     expect(second.json).toEqual({
-      charges: [{ id: expect.stringMatching(/^ch_/), kind: "ip_allocation", amount_cents: 300, currency: "usd", created_at: new Date(T0).toISOString(), ref: ids[0] }],
+      charges: [
+        {
+          id: expect.stringMatching(/^ch_/),
+          kind: "ip_allocation",
+          amount_cents: 300,
+          currency: "usd",
+          created_at: new Date(T0).toISOString(),
+          ref: ids[0],
+        },
+      ],
       next_cursor: null,
     });
     expectError(await api.get(`/v1/proxy-users?cursor=${first.json.next_cursor}`), 400, "invalid_request");

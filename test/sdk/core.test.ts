@@ -21,9 +21,17 @@ import {
 } from "../../sdk";
 import { errorFromResponse } from "../../sdk/core/errors";
 
-const body = (code: string, message: string, details?: object) => JSON.stringify({ error: { code, message, request_id: "req_1", details } });
+const body = (code: string, message: string, details?: object) =>
+  JSON.stringify({ error: { code, message, request_id: "req_1", details } });
 const fromStatus = (status: number, text: string, retryAfterSeconds?: number) =>
-  errorFromResponse({ method: "PATCH", path: "/v1/proxy-users/pu_x", status, text, requestId: "req_hdr", retryAfterSeconds });
+  errorFromResponse({
+    method: "PATCH",
+    path: "/v1/proxy-users/pu_x",
+    status,
+    text,
+    requestId: "req_hdr",
+    retryAfterSeconds,
+  });
 
 describe("error mapping", () => {
   it("maps each status to its class, all under ApiError and ProxyError", () => {
@@ -50,8 +58,15 @@ describe("error mapping", () => {
   });
 
   it("reads one sentence naming method, path, status, code and the server's message", () => {
-    const err = fromStatus(400, body("invalid_request", "limits.daily_gb: must be at most 100000", { issues: [{ path: "limits.daily_gb", message: "must be at most 100000" }] }));
-    expect(err.message).toBe("PATCH /v1/proxy-users/pu_x: 400 invalid_request: limits.daily_gb: must be at most 100000");
+    const err = fromStatus(
+      400,
+      body("invalid_request", "limits.daily_gb: must be at most 100000", {
+        issues: [{ path: "limits.daily_gb", message: "must be at most 100000" }],
+      }),
+    );
+    expect(err.message).toBe(
+      "PATCH /v1/proxy-users/pu_x: 400 invalid_request: limits.daily_gb: must be at most 100000",
+    );
     expect(err).toBeInstanceOf(BadRequestError);
     expect((err as BadRequestError).issues).toEqual([{ path: "limits.daily_gb", message: "must be at most 100000" }]);
     expect(err.requestId).toBe("req_1");
@@ -59,7 +74,10 @@ describe("error mapping", () => {
   });
 
   it("exposes required scopes and retry-after", () => {
-    const denied = fromStatus(403, body("insufficient_scope", "needs more", { required_scopes: ["limits:write"] })) as PermissionDeniedError;
+    const denied = fromStatus(
+      403,
+      body("insufficient_scope", "needs more", { required_scopes: ["limits:write"] }),
+    ) as PermissionDeniedError;
     expect(denied.requiredScopes).toEqual(["limits:write"]);
     const limited = fromStatus(429, body("rate_limited", "slow down"), 7) as RateLimitError;
     expect(limited.retryAfterSeconds).toBe(7);
@@ -185,7 +203,13 @@ describe("the client never shows its key", () => {
     const client = new ProxyClient({ baseUrl: "http://127.0.0.1:1", apiKey });
     expect(client.apiKey).toBe(apiKey);
     expect(Object.keys(client)).not.toContain("apiKey");
-    for (const text of [JSON.stringify(client), inspect(client, { depth: 10, showHidden: true }), inspect(client, { customInspect: false, showHidden: true, depth: 10 }), String(client), inspect(client.proxyUsers, { depth: 10, showHidden: true })]) {
+    for (const text of [
+      JSON.stringify(client),
+      inspect(client, { depth: 10, showHidden: true }),
+      inspect(client, { customInspect: false, showHidden: true, depth: 10 }),
+      String(client),
+      inspect(client.proxyUsers, { depth: 10, showHidden: true }),
+    ]) {
       expect(text).not.toContain(apiKey);
     }
   });

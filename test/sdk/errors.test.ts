@@ -23,7 +23,8 @@ import {
 
 let server: ReferenceServer;
 const fast = { retryBaseDelayMs: 5, retryMaxDelayMs: 20 };
-const clientFor = (extra: Partial<ClientOptions> = {}) => new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey, ...fast, ...extra });
+const clientFor = (extra: Partial<ClientOptions> = {}) =>
+  new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey, ...fast, ...extra });
 
 beforeAll(async () => {
   server = await startReferenceServer();
@@ -31,7 +32,9 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** A stand-in for a broken or hostile service, to reach answers the reference server never gives. */
-async function fakeServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; close: () => Promise<void> }> {
+async function fakeServer(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const s = createServer(handler);
   await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
   const { port } = s.address() as AddressInfo;
@@ -52,7 +55,9 @@ describe("each API error class, from the reference server", () => {
     const err = await client.proxyUsers.update(user.id, { limits: { daily_gb: 1_000_000 } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BadRequestError);
     const bad = err as BadRequestError;
-    expect(bad.message).toBe(`PATCH /v1/proxy-users/${user.id}: 400 invalid_request: limits.daily_gb: must be at most 100000`);
+    expect(bad.message).toBe(
+      `PATCH /v1/proxy-users/${user.id}: 400 invalid_request: limits.daily_gb: must be at most 100000`,
+    );
     expect(bad.issues).toEqual([{ path: "limits.daily_gb", message: "must be at most 100000" }]);
     expect(bad.requestId).toMatch(/^req_/);
     expect(bad.method).toBe("PATCH");
@@ -71,7 +76,9 @@ describe("each API error class, from the reference server", () => {
   it("402 PaymentRequiredError when the balance does not cover it", async () => {
     server.control.setBalance(0);
     try {
-      await expect(clientFor().ips.allocate({ product: "isp", country: "us" })).rejects.toBeInstanceOf(PaymentRequiredError);
+      await expect(clientFor().ips.allocate({ product: "isp", country: "us" })).rejects.toBeInstanceOf(
+        PaymentRequiredError,
+      );
     } finally {
       server.control.setBalance(100_000);
     }
@@ -79,14 +86,18 @@ describe("each API error class, from the reference server", () => {
 
   it("403 PermissionDeniedError lists the scopes needed", async () => {
     const narrow = server.control.createKey({ name: "narrow", scopes: ["usage:read"] });
-    const err = await clientFor({ apiKey: narrow.secret }).proxyUsers.list().catch((e: unknown) => e);
+    const err = await clientFor({ apiKey: narrow.secret })
+      .proxyUsers.list()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PermissionDeniedError);
     expect((err as PermissionDeniedError).code).toBe("insufficient_scope");
     expect((err as PermissionDeniedError).requiredScopes).toEqual(["proxy-users:read"]);
   });
 
   it("404 NotFoundError", async () => {
-    const err = await clientFor().proxyUsers.get("pu_doesnotexist").catch((e: unknown) => e);
+    const err = await clientFor()
+      .proxyUsers.get("pu_doesnotexist")
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotFoundError);
     expect((err as NotFoundError).message).toMatch(/^GET \/v1\/proxy-users\/pu_doesnotexist: 404 not_found: /);
   });
@@ -121,14 +132,19 @@ describe("each API error class, from the reference server", () => {
     expect((err as ServerError).status).toBe(500);
     expect(client.stats).toMatchObject({ requests: 2, retries: 1 });
     server.injectFault({ path: "/v1/billing/balance", kind: "503", count: 1 });
-    await expect(clientFor({ maxRetries: 0 }).billing.balance()).rejects.toMatchObject({ status: 503, code: "service_unavailable" });
+    await expect(clientFor({ maxRetries: 0 }).billing.balance()).rejects.toMatchObject({
+      status: 503,
+      code: "service_unavailable",
+    });
   });
 });
 
 describe("failures without an API answer", () => {
   it("ConnectionError for a reset connection", async () => {
     server.injectFault({ path: "/v1/billing/balance", kind: "reset" });
-    const err = await clientFor({ maxRetries: 0 }).billing.balance().catch((e: unknown) => e);
+    const err = await clientFor({ maxRetries: 0 })
+      .billing.balance()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectionError);
     expect(err).toBeInstanceOf(ProxyError);
     expect((err as Error).message).toMatch(/^GET \/v1\/billing\/balance: connection failed/);
@@ -144,7 +160,9 @@ describe("failures without an API answer", () => {
 
   it("TimeoutError when an attempt takes too long", async () => {
     server.injectFault({ path: "/v1/billing/balance", kind: "latency", latencyMs: 1_000 });
-    const err = await clientFor({ maxRetries: 0 }).billing.balance({ timeoutMs: 50 }).catch((e: unknown) => e);
+    const err = await clientFor({ maxRetries: 0 })
+      .billing.balance({ timeoutMs: 50 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TimeoutError);
     expect((err as Error).message).toMatch(/no answer within 50 ms/);
   });
@@ -197,7 +215,11 @@ describe("answers that break the contract", () => {
     });
     try {
       const client = new ProxyClient({ baseUrl: fake.url, apiKey: server.rootKey, maxRetries: 0 });
-      await expect(client.billing.balance()).rejects.toMatchObject({ name: "ServerError", status: 502, code: "http_502" });
+      await expect(client.billing.balance()).rejects.toMatchObject({
+        name: "ServerError",
+        status: 502,
+        code: "http_502",
+      });
     } finally {
       await fake.close();
     }

@@ -1,7 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { decide, initialState, onDispatch, onLost, onObservation, onRateLimited, onUnpaced, type PacerState } from "../../sdk/core/pacer";
+import {
+  decide,
+  initialState,
+  onDispatch,
+  onLost,
+  onObservation,
+  onRateLimited,
+  onUnpaced,
+  type PacerState,
+} from "../../sdk/core/pacer";
 
-const obs = (remaining: number, resetSeconds: number, receivedAt: number) => ({ limit: 600, remaining, resetSeconds, receivedAt });
+const obs = (remaining: number, resetSeconds: number, receivedAt: number) => ({
+  limit: 600,
+  remaining,
+  resetSeconds,
+  receivedAt,
+});
 
 describe("pacer decisions", () => {
   it("sends one probe while it knows nothing about the window, then waits for its answer", () => {
@@ -109,7 +123,14 @@ describe("pacer decisions", () => {
  * The pacer against a model of the server's limiter (fixed windows aligned to the minute, reset in
  * whole seconds rounded up), in virtual time, with latency and bounded concurrency.
  */
-function simulate(opts: { limit: number; calls: number; startInWindowMs: number; latencyMs: number; concurrency: number; burstFraction?: number }) {
+function simulate(opts: {
+  limit: number;
+  calls: number;
+  startInWindowMs: number;
+  latencyMs: number;
+  concurrency: number;
+  burstFraction?: number;
+}) {
   const s: PacerState = initialState();
   let windowIndex = -1;
   let used = 0;
@@ -118,7 +139,11 @@ function simulate(opts: { limit: number; calls: number; startInWindowMs: number;
     if (w !== windowIndex) [windowIndex, used] = [w, 0];
     const limited = used >= opts.limit;
     if (!limited) used++;
-    return { limited, remaining: opts.limit - used, resetSeconds: Math.max(1, Math.ceil(((w + 1) * 60_000 - t) / 1000)) };
+    return {
+      limited,
+      remaining: opts.limit - used,
+      resetSeconds: Math.max(1, Math.ceil(((w + 1) * 60_000 - t) / 1000)),
+    };
   };
   let t = opts.startInWindowMs;
   let todo = opts.calls;
@@ -152,10 +177,16 @@ function simulate(opts: { limit: number; calls: number; startInWindowMs: number;
       answers.push({ at: t + opts.latencyMs, r: server(t + opts.latencyMs / 2) });
     }
     const next = Math.min(wake, ...answers.map((a) => a.at));
-    if (!Number.isFinite(next)) throw new Error(`simulation stalled at ${t}: ${JSON.stringify({ s, todo, done, answers: answers.length })}`);
+    if (!Number.isFinite(next))
+      throw new Error(`simulation stalled at ${t}: ${JSON.stringify({ s, todo, done, answers: answers.length })}`);
     t = Math.max(t + 0.001, next);
   }
-  return { elapsedMs: t - opts.startInWindowMs, rateLimited, busiestSecond: Math.max(...perSecond.values()), secondsUsed: perSecond.size };
+  return {
+    elapsedMs: t - opts.startInWindowMs,
+    rateLimited,
+    busiestSecond: Math.max(...perSecond.values()),
+    secondsUsed: perSecond.size,
+  };
 }
 
 describe("pacer against a model of the server's fixed windows", () => {

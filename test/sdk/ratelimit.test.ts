@@ -15,7 +15,12 @@ describe("a storm of 429s", () => {
     const server = await startReferenceServer({ rateLimitPerMinute: limit, clock: clockEndingWindowIn(2_500) });
     try {
       const events: TransportEvent[] = [];
-      const client = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey, pacing: false, logger: (e) => events.push(e) });
+      const client = new ProxyClient({
+        baseUrl: server.url,
+        apiKey: server.rootKey,
+        pacing: false,
+        logger: (e) => events.push(e),
+      });
       const results = await Promise.all(Array.from({ length: calls }, () => client.billing.balance()));
       expect(results).toHaveLength(calls);
       // Had any retry gone out before its retry-after, it would have met a second 429.
@@ -73,7 +78,14 @@ describe("a storm of 429s", () => {
     const server = await startReferenceServer({ rateLimitPerMinute: 1, clock });
     try {
       const events: TransportEvent[] = [];
-      const client = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey, pacing: false, retryAfterCapMs: 100, maxRetries: 10, logger: (e) => events.push(e) });
+      const client = new ProxyClient({
+        baseUrl: server.url,
+        apiKey: server.rootKey,
+        pacing: false,
+        retryAfterCapMs: 100,
+        maxRetries: 10,
+        logger: (e) => events.push(e),
+      });
       await client.billing.balance();
       const second = client.billing.balance();
       // Let it bounce off the frozen window a few times, then open the next one.

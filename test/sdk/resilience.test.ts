@@ -1,10 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../../server";
-import { ProxyClient, RequestAbortedError, ServerError, TimeoutError, type ClientOptions, type TransportEvent } from "../../sdk";
+import {
+  ProxyClient,
+  RequestAbortedError,
+  ServerError,
+  TimeoutError,
+  type ClientOptions,
+  type TransportEvent,
+} from "../../sdk";
 
 let server: ReferenceServer;
 const fast = { retryBaseDelayMs: 5, retryMaxDelayMs: 40 };
-const clientFor = (extra: Partial<ClientOptions> = {}) => new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey, ...fast, ...extra });
+const clientFor = (extra: Partial<ClientOptions> = {}) =>
+  new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey, ...fast, ...extra });
 
 beforeAll(async () => {
   server = await startReferenceServer({ balanceCents: 1_000_000 });
@@ -12,7 +20,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 type Snapshot = ReturnType<ReferenceServer["control"]["snapshot"]>;
-const named = (snap: Snapshot, list: "proxyUsers" | "keys", name: string) => (snap[list] as { name: string }[]).filter((x) => x.name === name);
+const named = (snap: Snapshot, list: "proxyUsers" | "keys", name: string) =>
+  (snap[list] as { name: string }[]).filter((x) => x.name === name);
 
 const FAULTS = [
   ["500", "before"],
@@ -45,7 +54,10 @@ describe.each(FAULTS)("a %s fault %s the state change", (kind, phase) => {
     const client = clientFor();
     const user = await client.proxyUsers.create({ name: `patch-${tag}` });
     server.injectFault({ method: "PATCH", path: "/v1/proxy-users/{id}", kind, phase });
-    const updated = await client.proxyUsers.update(user.id, { limits: { daily_gb: 3, monthly_gb: 30 }, enabled: false });
+    const updated = await client.proxyUsers.update(user.id, {
+      limits: { daily_gb: 3, monthly_gb: 30 },
+      enabled: false,
+    });
     expect(updated).toMatchObject({ enabled: false, limits: { daily_gb: 3, monthly_gb: 30 } });
     expect(client.stats.retries).toBe(1);
   });
@@ -95,7 +107,9 @@ describe("random chaos", () => {
     try {
       const client = clientFor({ maxRetries: 12 });
       const names = Array.from({ length: 20 }, (_, i) => `chaos-${i}`);
-      const created = await Promise.all(names.map((name) => client.proxyUsers.create({ name, limits: { daily_gb: 1, monthly_gb: 2 } })));
+      const created = await Promise.all(
+        names.map((name) => client.proxyUsers.create({ name, limits: { daily_gb: 1, monthly_gb: 2 } })),
+      );
       expect(new Set(created.map((u) => u.id)).size).toBe(20);
       expect(client.stats.retries).toBeGreaterThan(0);
       server.setFaults({});
@@ -112,7 +126,9 @@ describe("random chaos", () => {
 describe("deadlines and abort", () => {
   it("a deadline cuts a slow attempt short with TimeoutError", async () => {
     server.injectFault({ path: "/v1/billing/balance", kind: "latency", latencyMs: 3_000 });
-    const err = await clientFor().billing.balance({ deadline: Date.now() + 100 }).catch((e: unknown) => e);
+    const err = await clientFor()
+      .billing.balance({ deadline: Date.now() + 100 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TimeoutError);
     expect((err as Error).message).toBe("GET /v1/billing/balance: deadline passed");
   });
@@ -152,7 +168,9 @@ describe("deadlines and abort", () => {
 
   it("an already aborted signal sends nothing", async () => {
     const client = clientFor();
-    await expect(client.proxyUsers.list({}, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(RequestAbortedError);
+    await expect(client.proxyUsers.list({}, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+      RequestAbortedError,
+    );
     expect(client.stats.requests).toBe(0);
   });
 

@@ -15,7 +15,12 @@ describe("proxy users", () => {
   it("create, get, update, disable, list and delete", async () => {
     const created = await client.proxyUsers.create({ name: "res-alice", limits: { daily_gb: 1, monthly_gb: 20 } });
     expect(created.password.length).toBeGreaterThan(0);
-    expect(created).toMatchObject({ name: "res-alice", username: "res-alice", enabled: true, limits: { daily_gb: 1, monthly_gb: 20 } });
+    expect(created).toMatchObject({
+      name: "res-alice",
+      username: "res-alice",
+      enabled: true,
+      limits: { daily_gb: 1, monthly_gb: 20 },
+    });
 
     const got = await client.proxyUsers.get(created.id);
     expect(got.id).toBe(created.id);

@@ -9,7 +9,13 @@ let server: ReferenceServer;
 const events: TransportEvent[] = [];
 const secrets: string[] = [];
 const clientFor = (extra: Partial<ClientOptions> = {}) =>
-  new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey, retryBaseDelayMs: 5, logger: (e) => events.push(e), ...extra });
+  new ProxyClient({
+    baseUrl: server.url,
+    apiKey: server.rootKey,
+    retryBaseDelayMs: 5,
+    logger: (e) => events.push(e),
+    ...extra,
+  });
 
 beforeAll(async () => {
   server = await startReferenceServer();
@@ -64,7 +70,14 @@ describe("secrets never show up in errors, logs or the client", () => {
     errors.push(await failure(clientFor({ maxRetries: 0 }).keys.list({}, { timeoutMs: 20 })));
     errors.push(await failure(clientFor().keys.list({}, { signal: AbortSignal.abort() })));
     expect(new Set(errors.map((e) => e.name))).toEqual(
-      new Set(["AuthenticationError", "PermissionDeniedError", "BadRequestError", "ConnectionError", "TimeoutError", "RequestAbortedError"]),
+      new Set([
+        "AuthenticationError",
+        "PermissionDeniedError",
+        "BadRequestError",
+        "ConnectionError",
+        "TimeoutError",
+        "RequestAbortedError",
+      ]),
     );
     for (const err of errors) expectNoSecret(err);
     expectNoSecret(events);
@@ -82,7 +95,11 @@ describe("secrets never show up in errors, logs or the client", () => {
       }
       res.writeHead(401, { "content-type": "application/json" });
       const message = `unknown key ${req.headers.authorization}`;
-      res.end(JSON.stringify({ error: { code: "invalid_api_key", message, request_id: "req_x", details: { got: req.headers.authorization } } }));
+      res.end(
+        JSON.stringify({
+          error: { code: "invalid_api_key", message, request_id: "req_x", details: { got: req.headers.authorization } },
+        }),
+      );
     });
     await new Promise<void>((resolve) => fake.listen(0, "127.0.0.1", resolve));
     try {

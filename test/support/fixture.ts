@@ -11,7 +11,10 @@ export interface ProviderFixture extends TestStack {
 }
 
 /** A reference server and a stack whose config points the provider at it, the key as a secret. */
-export async function providerFixture(program: PulumiFn, serverOptions: ReferenceServerOptions = {}): Promise<ProviderFixture> {
+export async function providerFixture(
+  program: PulumiFn,
+  serverOptions: ReferenceServerOptions = {},
+): Promise<ProviderFixture> {
   const server = await startReferenceServer({ rateLimitPerMinute: 100_000, ...serverOptions });
   const harness = await createTestStack({
     program,
@@ -32,5 +35,10 @@ export async function providerFixture(program: PulumiFn, serverOptions: Referenc
 /** Name → drifted property paths (or "deleted"), as the drift command reports them. */
 export async function driftedResources(fixture: TestStack): Promise<Map<string, string[]>> {
   const report = await detectDrift(fixture.stack);
-  return new Map(report.drifted.map((drift) => [drift.name, drift.kind === "deleted" ? ["deleted"] : drift.properties.map((p) => p.path)]));
+  return new Map(
+    report.drifted.map((drift) => [
+      drift.name,
+      drift.kind === "deleted" ? ["deleted"] : drift.properties.map((p) => p.path),
+    ]),
+  );
 }

@@ -60,7 +60,11 @@ export async function createTestStack(options: TestStackOptions): Promise<TestSt
   const stack = options.program
     ? await LocalWorkspace.createStack(
         { stackName, projectName, program: options.program },
-        { ...workspaceOptions, workDir: inlineWorkDir, projectSettings: { name: projectName, runtime: "nodejs", backend: { url: envVars.PULUMI_BACKEND_URL } } },
+        {
+          ...workspaceOptions,
+          workDir: inlineWorkDir,
+          projectSettings: { name: projectName, runtime: "nodejs", backend: { url: envVars.PULUMI_BACKEND_URL } },
+        },
       )
     : await LocalWorkspace.createStack({ stackName, workDir: requireDir(options.workDir) }, workspaceOptions);
   for (const [key, entry] of Object.entries(options.config ?? {})) {
@@ -89,11 +93,15 @@ function requireDir(dir: string | undefined): string {
  * --show-secrets), plus every state file of the stack's backend, for leak checks.
  */
 export async function exportedStateAsUserSeesIt(harness: TestStack): Promise<string> {
-  const exported = execFileSync(path.join(inject("pulumiBinDir"), "pulumi"), ["stack", "export", "--stack", harness.stackName], {
-    cwd: harness.stack.workspace.workDir,
-    env: { ...process.env, ...harness.envVars },
-    encoding: "utf8",
-  });
+  const exported = execFileSync(
+    path.join(inject("pulumiBinDir"), "pulumi"),
+    ["stack", "export", "--stack", harness.stackName],
+    {
+      cwd: harness.stack.workspace.workDir,
+      env: { ...process.env, ...harness.envVars },
+      encoding: "utf8",
+    },
+  );
   const backendDir = harness.envVars.PULUMI_BACKEND_URL?.replace(/^file:\/\//, "") ?? "";
   const stateFiles = fs
     .readdirSync(backendDir, { recursive: true, withFileTypes: true })
