@@ -1,11 +1,11 @@
-import os from "node:os";
 import { execFileSync } from "node:child_process";
+import os from "node:os";
 import path from "node:path";
-import { benchSdk } from "./sdk";
-import { benchServer } from "./server";
 import { pulumiBinDir } from "./harness";
 import { installForBench } from "./install";
 import type { StackShape } from "./programs";
+import { benchSdk } from "./sdk";
+import { benchServer } from "./server";
 import { benchStack, type Parallel, type StackFigures } from "./stacks";
 
 /**

@@ -1,6 +1,6 @@
-import { SCOPES } from "../sdk/schemas/keys";
-import { startReferenceServer, type Clock } from "../server";
 import { ProxyClient } from "../sdk";
+import { SCOPES } from "../sdk/schemas/keys";
+import { type Clock, startReferenceServer } from "../server";
 
 /**
  * SDK against the reference server's rate limit: how close to the ceiling does one client get, with

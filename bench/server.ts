@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { startReferenceServer } from "../server";

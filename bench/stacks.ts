@@ -1,5 +1,5 @@
 import type { Stack } from "@pulumi/pulumi/automation";
-import { startReferenceServer, type ReferenceServer, type Stats } from "../server";
+import { type ReferenceServer, type Stats, startReferenceServer } from "../server";
 import { createBenchStack, ProviderMemory, timed, WindowClock } from "./harness";
 import type { Installed } from "./install";
 import { noopProgram, realProgram, resourceCount, type StackShape } from "./programs";

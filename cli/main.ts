@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { LocalWorkspace, StackNotFoundError } from "@pulumi/pulumi/automation";
-import { detectDrift, type DriftReport } from "./drift";
+import { type DriftReport, detectDrift } from "./drift";
 import { locatePulumi } from "./pulumiCli";
 import { formatDriftTable } from "./table";
 
@@ -43,25 +43,32 @@ export interface DriftJson extends DriftReport {
   checkedAt: string;
 }
 
-export function parseDriftArgs(argv: string[]): DriftArgs | "help" {
-  // A bare --json means stdout; parseArgs would otherwise swallow the next argument as its value.
-  const args = argv.map((arg) => (arg === "--json" ? "--json=-" : arg));
-  let values;
+/** parseArgs throws plain errors; they are usage mistakes, so they exit 1 with the usage text. */
+function parseOrExplain<T>(parse: () => T): T {
   try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      options: {
-        stack: { type: "string" },
-        cwd: { type: "string" },
-        json: { type: "string" },
-        "pulumi-root": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
+    return parse();
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+}
+
+export function parseDriftArgs(argv: string[]): DriftArgs | "help" {
+  // A bare --json means stdout; parseArgs would otherwise swallow the next argument as its value.
+  const args = argv.map((arg) => (arg === "--json" ? "--json=-" : arg));
+  const values = parseOrExplain(
+    () =>
+      parseArgs({
+        args,
+        strict: true,
+        options: {
+          stack: { type: "string" },
+          cwd: { type: "string" },
+          json: { type: "string" },
+          "pulumi-root": { type: "string" },
+          help: { type: "boolean", short: "h" },
+        },
+      }).values,
+  );
   if (values.help) return "help";
   if (!values.stack) throw new UsageError("--stack is required: name the stack to check, e.g. --stack dev");
   if (values.json === "") throw new UsageError("--json= needs a file name, or use --json alone for stdout");

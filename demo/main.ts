@@ -9,21 +9,21 @@ import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automa
 import { detectDrift } from "../cli/drift";
 import { formatDriftTable } from "../cli/table";
 import { ProxyClient } from "../sdk";
-import { startReferenceServer, type ReferenceServer } from "../server";
+import { type ReferenceServer, startReferenceServer } from "../server";
 import {
+  type DemoArgs,
   DemoError,
-  USAGE,
   findRepoRoot,
   indent,
   loadProvisioning,
   parseDemoArgs,
+  type QuickstartOutputs,
   resourceLines,
   say,
   seconds,
   step,
   summaryLines,
-  type DemoArgs,
-  type QuickstartOutputs,
+  USAGE,
 } from "./support";
 
 const STACK = "demo";

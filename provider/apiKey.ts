@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiKey as WireApiKey } from "../sdk";
-import { ApiKeyId, CreateApiKeyBody, GRACE_HOURS_DEFAULT, GraceHours, SCOPES, Scopes, Timestamp } from "../sdk/schemas";
 import type { Scope } from "../sdk/schemas";
+import { ApiKeyId, CreateApiKeyBody, GRACE_HOURS_DEFAULT, GraceHours, SCOPES, Scopes, Timestamp } from "../sdk/schemas";
 import { apiClient } from "./config";
 import { readBack, readsFor } from "./reads";
 import { CheckFailures, diffResult, explain, explained, isUnknown, PartialFailure, same, unlessGone } from "./shared";

@@ -1,4 +1,4 @@
-export { ProxyUser, type ProxyUserArgs, type TrafficLimits } from "./proxyUser";
+export type { Scope } from "../sdk/schemas";
 export { ApiKey, type ApiKeyArgs } from "./apiKey";
 export { IpAllocation, type IpAllocationArgs } from "./ipAllocation";
-export type { Scope } from "../sdk/schemas";
+export { ProxyUser, type ProxyUserArgs, type TrafficLimits } from "./proxyUser";

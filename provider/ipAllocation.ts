@@ -192,7 +192,7 @@ export const ipAllocationHandler = {
       };
     } catch (error) {
       if (error instanceof ConflictError && error.code === "charge_exceeds_limit") {
-        const cost = error.details?.["charge_cents"];
+        const cost = error.details?.charge_cents;
         throw new Error(
           `${label(oldState)}: replacing it would cost ${cost} cents, above maxReplacementChargeCents (${news.maxReplacementChargeCents ?? "unset, so 0"}). ` +
             `This month's free replacements are used; raise maxReplacementChargeCents to at least ${cost} to allow a charged replacement.`,

@@ -1,5 +1,5 @@
 import { inspect } from "node:util";
-import { Transport, type ClientOptions, type TransportStats } from "./core/transport";
+import { type ClientOptions, Transport, type TransportStats } from "./core/transport";
 import { Billing } from "./resources/billing";
 import { Ips } from "./resources/ips";
 import { Keys } from "./resources/keys";

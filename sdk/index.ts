@@ -1,48 +1,48 @@
 export { ProxyClient } from "./client";
-export type { HttpMethod } from "./core/retry";
-export type { ClientOptions, RequestOptions, TransportEvent, TransportStats, RateLimitInfo } from "./core/types";
-export { PagePromise, type Page } from "./core/pagination";
-export { resolvePath } from "./core/path";
 export {
-  ProxyError,
   ApiError,
-  BadRequestError,
   AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  ConnectionError,
+  isNotFound,
+  NotFoundError,
   PaymentRequiredError,
   PermissionDeniedError,
-  NotFoundError,
-  ConflictError,
+  ProxyError,
   RateLimitError,
-  ServerError,
-  ConnectionError,
-  TimeoutError,
   RequestAbortedError,
   ResponseValidationError,
-  isNotFound,
+  ServerError,
+  TimeoutError,
   type ValidationIssue,
 } from "./core/errors";
+export { type Page, PagePromise } from "./core/pagination";
+export { resolvePath } from "./core/path";
+export type { HttpMethod } from "./core/retry";
+export type { ClientOptions, RateLimitInfo, RequestOptions, TransportEvent, TransportStats } from "./core/types";
 export type { ProxyUserListQuery } from "./resources/proxyUsers";
 
 export * as schemas from "./schemas";
+export type { Balance, BillingCharge, TopUpBody } from "./schemas/billing";
+export type { ListQuery } from "./schemas/common";
 export type {
-  ProxyUser,
-  CreatedProxyUser,
-  CreateProxyUserBody,
-  UpdateProxyUserBody,
-  Limits,
-  LimitsInput,
-} from "./schemas/proxyUsers";
-export type {
-  IpAllocation,
   AllocateIpBody,
+  IpAllocation,
+  IpHealth,
+  IpListQuery,
+  IpProduct,
   ReplaceIpBody,
   ReplaceIpResult,
   ReplacementCharge,
-  IpListQuery,
-  IpProduct,
-  IpHealth,
 } from "./schemas/ips";
 export type { ApiKey, ApiKeyWithSecret, CreateApiKeyBody, RotateApiKeyBody, Scope } from "./schemas/keys";
+export type {
+  CreatedProxyUser,
+  CreateProxyUserBody,
+  Limits,
+  LimitsInput,
+  ProxyUser,
+  UpdateProxyUserBody,
+} from "./schemas/proxyUsers";
 export type { UsageQuery, UsageReport } from "./schemas/usage";
-export type { Balance, BillingCharge, TopUpBody } from "./schemas/billing";
-export type { ListQuery } from "./schemas/common";

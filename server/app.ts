@@ -4,11 +4,11 @@ import { toWireIssues } from "../sdk/schemas/common";
 import { authenticate, requireScopes, SecretHasher } from "./auth";
 import type { Clock } from "./clock";
 import { ApiError, errorBody, invalidRequest } from "./errors";
-import { FaultInjector, type FailureKind } from "./faults";
-import { delay, isJsonContentType, readBody, sendReply, type Reply, BODY_LIMIT_BYTES } from "./http";
+import type { FailureKind, FaultInjector } from "./faults";
+import { BODY_LIMIT_BYTES, delay, isJsonContentType, type Reply, readBody, sendReply } from "./http";
 import { IdempotencyLedger, idempotencyKeyIssue, requestFingerprint } from "./idempotency";
 import { RateLimiter } from "./rateLimit";
-import { Router, type RouteMatch } from "./routes";
+import { type RouteMatch, Router } from "./routes";
 import type { Store } from "./store";
 import { requestIdFactory } from "./tokens";
 
@@ -109,7 +109,7 @@ export class ReferenceApp {
 
   private async process(req: IncomingMessage, exchange: Exchange, match: RouteMatch | null): Promise<Reply> {
     const { store, clock } = this.options;
-    let authenticated;
+    let authenticated: ReturnType<typeof authenticate>;
     try {
       authenticated = authenticate(req.headers.authorization, store, this.hasher, clock.now());
     } catch (error) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import type { FaultOptions } from "./faults";
-import { startReferenceServer, type ReferenceServerOptions } from "./server";
+import { type ReferenceServerOptions, startReferenceServer } from "./server";
 
 const USAGE = `usage: node dist/server/cli.js [options]
 

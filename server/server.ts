@@ -3,11 +3,11 @@ import type { AddressInfo } from "node:net";
 import { SecretPattern } from "../sdk/schemas/common";
 import { SCOPES } from "../sdk/schemas/keys";
 import { ReferenceApp, type Stats } from "./app";
-import { systemClock, type Clock } from "./clock";
+import { type Clock, systemClock } from "./clock";
 import { createControl, type ServerControl } from "./control";
 import { FaultInjector, type FaultOptions, type InjectedFault } from "./faults";
 import { createKey } from "./handlers/keys";
-import { loadStore, saveStore, type Store } from "./store";
+import { loadStore, type Store, saveStore } from "./store";
 import { newSecret, secretHint, sha256Hex } from "./tokens";
 
 export interface ReferenceServerOptions {

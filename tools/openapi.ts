@@ -119,9 +119,9 @@ function buildOperation(endpoint: Endpoint, components: Json): Json {
   if (pathParameter) statuses.add("404");
   if (endpoint.method === "POST") statuses.add("409");
   if (endpoint.method === "POST" || endpoint.method === "PATCH")
-    ["413", "415"].forEach((status) => statuses.add(status));
+    for (const status of ["413", "415"]) statuses.add(status);
   const specific = SPECIFIC_ERRORS[endpoint.operationId] ?? {};
-  Object.keys(specific).forEach((status) => statuses.add(status));
+  for (const status of Object.keys(specific)) statuses.add(status);
 
   const success: Json = { description: endpoint.summary, headers: { ...RATE_HEADERS } };
   if (endpoint.method === "POST")
@@ -174,7 +174,8 @@ export function buildOpenApiDocument(): Json {
   const componentSchemas: Json = { ErrorBody: jsonSchema(schemas.ErrorBody, "output") };
   const paths: Record<string, Json> = {};
   for (const endpoint of ENDPOINTS as readonly Endpoint[]) {
-    (paths[endpoint.path] ??= {})[endpoint.method.toLowerCase()] = buildOperation(endpoint, componentSchemas);
+    paths[endpoint.path] ??= {};
+    (paths[endpoint.path] as Json)[endpoint.method.toLowerCase()] = buildOperation(endpoint, componentSchemas);
   }
   const responses: Json = {};
   for (const status of Object.keys(ERROR_DESCRIPTIONS)) responses[`Error${status}`] = errorResponse(status);

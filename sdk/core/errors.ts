@@ -70,7 +70,7 @@ export class AuthenticationError extends ApiError {}
 export class PaymentRequiredError extends ApiError {}
 export class PermissionDeniedError extends ApiError {
   get requiredScopes(): string[] {
-    const raw = this.details?.["required_scopes"];
+    const raw = this.details?.required_scopes;
     return Array.isArray(raw) ? raw.filter((s): s is string => typeof s === "string") : [];
   }
 }
@@ -172,7 +172,7 @@ export function errorFromResponse(res: ErrorResponse): ApiError {
 }
 
 function readIssues(details: Record<string, unknown> | undefined): ValidationIssue[] {
-  const raw = details?.["issues"];
+  const raw = details?.issues;
   if (!Array.isArray(raw)) return [];
   return raw.flatMap((issue: unknown) => {
     if (typeof issue !== "object" || issue === null) return [];

@@ -186,8 +186,14 @@ export class Pacer {
     while (this.#queue.length > 0) {
       const now = this.#now();
       const decision = decide(this.state, now, this.#burstFraction);
-      if (decision.kind === "event") return this.#clearTimer();
-      if (decision.kind === "wait") return this.#arm(now + decision.ms);
+      if (decision.kind === "event") {
+        this.#clearTimer();
+        return;
+      }
+      if (decision.kind === "wait") {
+        this.#arm(now + decision.ms);
+        return;
+      }
       const waiter = this.#queue.shift()!;
       waiter.signal?.removeEventListener("abort", waiter.onAbort);
       onDispatch(this.state, now);

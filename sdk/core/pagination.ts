@@ -29,6 +29,7 @@ export class PagePromise<T> implements Promise<Page<T>>, AsyncIterable<T> {
     return this.#first;
   }
 
+  // biome-ignore lint/suspicious/noThenProperty: a PagePromise is awaited for its first page, so it must be a thenable.
   then<R1 = Page<T>, R2 = never>(
     onfulfilled?: ((value: Page<T>) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { request, type Dispatcher } from "undici";
+import { type Dispatcher, request } from "undici";
 import {
+  type ApiError,
   ConnectionError,
   errorFromResponse,
   ProxyError,
-  redact,
   ResponseValidationError,
+  redact,
   TimeoutError,
-  type ApiError,
 } from "./errors";
 import { Pacer } from "./pacer";
 import {

@@ -1,6 +1,6 @@
 import type { PagePromise } from "../core/pagination";
 import type { RequestOptions, Transport } from "../core/transport";
-import { Balance, BillingCharge, ChargeList, type TopUpBody } from "../schemas/billing";
+import { Balance, type BillingCharge, ChargeList, type TopUpBody } from "../schemas/billing";
 import type { ListQuery } from "../schemas/common";
 import { listPages } from "./shared";
 

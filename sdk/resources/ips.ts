@@ -2,12 +2,12 @@ import type { PagePromise } from "../core/pagination";
 import { resolvePath } from "../core/path";
 import type { RequestOptions, Transport } from "../core/transport";
 import {
+  type AllocateIpBody,
   IpAllocation,
   IpList,
-  ReplaceIpResult,
-  type AllocateIpBody,
   type IpListQuery,
   type ReplaceIpBody,
+  ReplaceIpResult,
 } from "../schemas/ips";
 import { listPages } from "./shared";
 

@@ -1,15 +1,15 @@
 import type { PagePromise } from "../core/pagination";
 import { resolvePath } from "../core/path";
 import type { RequestOptions, Transport } from "../core/transport";
-import { listPages } from "./shared";
 import {
   CreatedProxyUser,
+  type CreateProxyUserBody,
   ProxyUser,
   ProxyUserList,
-  type CreateProxyUserBody,
-  type ProxyUserListQuery as WireProxyUserListQuery,
   type UpdateProxyUserBody,
+  type ProxyUserListQuery as WireProxyUserListQuery,
 } from "../schemas/proxyUsers";
+import { listPages } from "./shared";
 
 /** The wire filter is the string "true"/"false"; a boolean is accepted too. */
 export type ProxyUserListQuery = Omit<WireProxyUserListQuery, "enabled"> & {

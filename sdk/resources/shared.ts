@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { PagePromise, type Page } from "../core/pagination";
+import { type Page, PagePromise } from "../core/pagination";
 import type { QueryValue, RequestOptions, Transport } from "../core/transport";
 
 /**

@@ -1,5 +1,5 @@
 import type { RequestOptions, Transport } from "../core/transport";
-import { UsageReport, type UsageQuery } from "../schemas/usage";
+import { type UsageQuery, UsageReport } from "../schemas/usage";
 import { toQuery } from "./shared";
 
 export class Usage {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ChargeId, Currency, listEnvelope, ListQuery, Timestamp } from "./common";
+import { ChargeId, Currency, ListQuery, listEnvelope, Timestamp } from "./common";
 
 export const TOP_UP_MAX_CENTS = 10_000_000;
 

@@ -1,10 +1,10 @@
 import type { z } from "zod";
 import * as billing from "./billing";
 import * as ips from "./ips";
+import type { Scope } from "./keys";
 import * as keys from "./keys";
 import * as users from "./proxyUsers";
 import * as usage from "./usage";
-import type { Scope } from "./keys";
 
 /**
  * Every endpoint of the management API, once. The reference server routes and validates from this

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AllocationId, ChargeId, Currency, listEnvelope, ListQuery, Timestamp } from "./common";
+import { AllocationId, ChargeId, Currency, ListQuery, listEnvelope, Timestamp } from "./common";
 
 export const IpProduct = z.enum(["isp", "dedicated"]);
 export type IpProduct = z.infer<typeof IpProduct>;

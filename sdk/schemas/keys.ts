@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiKeyId, listEnvelope, ListQuery, Timestamp } from "./common";
+import { ApiKeyId, ListQuery, listEnvelope, Timestamp } from "./common";
 
 export const SCOPES = [
   "usage:read",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { listEnvelope, ListQuery, ProxyUserId, Timestamp } from "./common";
+import { ListQuery, listEnvelope, ProxyUserId, Timestamp } from "./common";
 
 export const PROXY_USER_NAME_PATTERN = /^[a-z][a-z0-9-]{0,62}$/;
 export const GIGABYTES_MAX = 100_000;

@@ -1,13 +1,13 @@
 import { LIST_LIMIT_DEFAULT } from "../../sdk/schemas/common";
-import { IpPathSegment, type AllocateIpBody, type IpListQuery, type ReplaceIpBody } from "../../sdk/schemas/ips";
+import { type AllocateIpBody, type IpListQuery, IpPathSegment, type ReplaceIpBody } from "../../sdk/schemas/ips";
 import { requireScopes } from "../auth";
 import { utcMonth } from "../clock";
 import { ApiError, invalidRequest, notFound } from "../errors";
 import { FREE_REPLACEMENTS_PER_MONTH, pickAddress, TERM_PRICE_CENTS } from "../pool";
-import { remainingTermDays, renderAllocation, replacementsThisMonth, termIndex, TERM_DAYS } from "../render";
+import { remainingTermDays, renderAllocation, replacementsThisMonth, TERM_DAYS, termIndex } from "../render";
 import type { AllocationRecord, Store } from "../store";
 import { newId } from "../tokens";
-import { pathParam, type HandlerContext, type HandlerTable } from "./context";
+import { type HandlerContext, type HandlerTable, pathParam } from "./context";
 
 /** `{ip}` may be the current address or the stable allocation id. */
 function findAllocation(ctx: HandlerContext): AllocationRecord {

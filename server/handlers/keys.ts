@@ -1,11 +1,11 @@
 import { LIST_LIMIT_DEFAULT, type ListQuery } from "../../sdk/schemas/common";
-import { GRACE_HOURS_DEFAULT, type CreateApiKeyBody, type RotateApiKeyBody, type Scope } from "../../sdk/schemas/keys";
+import { type CreateApiKeyBody, GRACE_HOURS_DEFAULT, type RotateApiKeyBody, type Scope } from "../../sdk/schemas/keys";
 import { HOUR_MS } from "../clock";
 import { ApiError, invalidRequest, notFound } from "../errors";
 import { renderKey } from "../render";
 import type { KeyRecord, Store } from "../store";
 import { newId, newSecret, secretHint, sha256Hex } from "../tokens";
-import { pathParam, type HandlerTable } from "./context";
+import { type HandlerTable, pathParam } from "./context";
 
 function findKey(store: Store, id: string): KeyRecord {
   const key = store.keys.get(id);

@@ -1,17 +1,17 @@
+import { LIST_LIMIT_DEFAULT } from "../../sdk/schemas/common";
 import type { Scope } from "../../sdk/schemas/keys";
 import {
-  dailyWithinMonthly,
   type CreateProxyUserBody,
+  dailyWithinMonthly,
   type ProxyUserListQuery,
   type UpdateProxyUserBody,
 } from "../../sdk/schemas/proxyUsers";
-import { LIST_LIMIT_DEFAULT } from "../../sdk/schemas/common";
 import { requireScopes } from "../auth";
 import { ApiError, invalidRequest, notFound } from "../errors";
 import { renderProxyUser } from "../render";
 import type { ProxyUserRecord, Store } from "../store";
 import { newId, randomToken, sha256Hex } from "../tokens";
-import { pathParam, type HandlerTable } from "./context";
+import { type HandlerTable, pathParam } from "./context";
 
 function findProxyUser(store: Store, id: string): ProxyUserRecord {
   const user = store.proxyUsers.get(id);

@@ -1,10 +1,9 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { DriftJson } from "../../cli/main";
-import { exampleFixture, type ExampleFixture } from "../examples/harness";
+import { type ExampleFixture, exampleFixture } from "../examples/harness";
 import { REPO_ROOT } from "../support/pulumi";
 
 interface CliResult {
@@ -41,7 +40,7 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
     fixture = await exampleFixture("gitops", {}, { PULUMI_NODEJS_TRANSPILE_ONLY: "true" });
     env = { ...(process.env as Record<string, string>), ...fixture.envVars };
     const up = await fixture.stack.up();
-    crawlerId = (up.outputs.team?.value as Record<string, { id: string }>).crawler?.id as string;
+    crawlerId = (up.outputs.team?.value as Record<string, { id: string }> | undefined)?.crawler?.id as string;
   });
   afterAll(async () => {
     await fixture?.stack.destroy().catch(() => undefined);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { AuthenticationError, PermissionDeniedError, ProxyClient } from "../../sdk";
-import { exampleFixture, exists, expectNothingLeft, stackFileOf, type ExampleFixture } from "./harness";
+import { type ExampleFixture, exampleFixture, exists, expectNothingLeft, stackFileOf } from "./harness";
 
 type Output = { value: unknown; secret: boolean };
 const value = <T>(outputs: Record<string, Output>, key: string) => outputs[key]?.value as T;

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
 import { ProxyClient } from "../../sdk";
-import { startReferenceServer, type ReferenceServer } from "../../server";
+import { type ReferenceServer, startReferenceServer } from "../../server";
 import { createTestStack, REPO_ROOT, type TestStack } from "../support/pulumi";
 
 export const EXAMPLES_DIR = path.join(REPO_ROOT, "examples");

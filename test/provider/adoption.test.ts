@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, IpAllocation, ProxyUser } from "../../provider";
-import { providerFixture, type ProviderFixture } from "../support/fixture";
+import { type ProviderFixture, providerFixture } from "../support/fixture";
 
 describe("adopting existing objects with adoptId (dynamic providers have no pulumi import)", () => {
   const adopt = { userId: "", keyId: "", allocationIp: "" };

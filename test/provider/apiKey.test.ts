@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey } from "../../provider";
-import { driftedResources, providerFixture, type ProviderFixture } from "../support/fixture";
+import { driftedResources, type ProviderFixture, providerFixture } from "../support/fixture";
 import { exportedStateAsUserSeesIt } from "../support/pulumi";
 
 describe("ApiKey through the engine", () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handlers } from "../../provider/runtime";
 import { ApiKey, IpAllocation, ProxyUser } from "../../provider";
-import { providerFixture, type ProviderFixture } from "../support/fixture";
+import { handlers } from "../../provider/runtime";
+import { type ProviderFixture, providerFixture } from "../support/fixture";
 
 async function failuresOf(kind: keyof typeof handlers, news: Record<string, unknown>) {
   const result = await handlers[kind].check!({}, news);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProxyUser } from "../../provider";
-import { providerFixture, type ProviderFixture } from "../support/fixture";
+import { type ProviderFixture, providerFixture } from "../support/fixture";
 
 const COUNT = 40;
 /** Above the stack's size, so the engine sends every read of a refresh at once, as the benchmarks run. */

@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProxyUser } from "../../provider";
+import { type ProviderFixture, providerFixture } from "../support/fixture";
 import { createTestStack, type TestStack } from "../support/pulumi";
-import { providerFixture, type ProviderFixture } from "../support/fixture";
 
 /**
  * Stands in for an earlier release: different serialized provider code, and state that lacks the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IpAllocation } from "../../provider";
-import { driftedResources, providerFixture, type ProviderFixture } from "../support/fixture";
+import { driftedResources, type ProviderFixture, providerFixture } from "../support/fixture";
 
 describe("IpAllocation through the engine", () => {
   let args: ConstructorParameters<typeof IpAllocation>[1] = { product: "isp", country: "de", city: "berlin" };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, IpAllocation, ProxyUser } from "../../provider";
-import { driftedResources, providerFixture, type ProviderFixture } from "../support/fixture";
+import { driftedResources, type ProviderFixture, providerFixture } from "../support/fixture";
 
 describe("a mixed stack of all three resources", () => {
   let scraperLimits = { dailyGb: 5, monthlyGb: 100 };

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProxyUser } from "../../provider";
-import { driftedResources, providerFixture, type ProviderFixture } from "../support/fixture";
+import { driftedResources, type ProviderFixture, providerFixture } from "../support/fixture";
 
 describe("ProxyUser through the engine", () => {
   let limits = { dailyGb: 5, monthlyGb: 100 };
-  let name = "scraper";
+  const name = "scraper";
   let reenableTrigger: string | undefined;
   let fixture: ProviderFixture;
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { HOUR_MS, MINUTE_MS } from "../../server/clock";
 import { ManualClock } from "../../server";
-import { Api, expectError, startApi, T0 } from "./harness";
+import { HOUR_MS, MINUTE_MS } from "../../server/clock";
+import { type Api, expectError, startApi, T0 } from "./harness";
 
 let api: Api;
 afterEach(() => api?.server.close());

@@ -2,8 +2,8 @@ import { isDeepStrictEqual } from "node:util";
 import { request } from "undici";
 import { expect } from "vitest";
 import { ErrorBody } from "../../sdk/schemas/common";
+import { type ReferenceServer, type ReferenceServerOptions, startReferenceServer } from "../../server";
 import { Router } from "../../server/routes";
-import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "../../server";
 
 export interface CallOptions {
   /** A secret, `null` for no authorization header, or a raw header value via `authorization`. */

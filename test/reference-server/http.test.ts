@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BODY_LIMIT_BYTES } from "../../server";
-import { Api, expectError, startApi } from "./harness";
+import { type Api, expectError, startApi } from "./harness";
 
 describe("HTTP framing", () => {
   let api: Api;

@@ -7,8 +7,9 @@ import { buildOpenApiDocument, renderOpenApiJson } from "../../tools/openapi";
 const committedPath = resolve(__dirname, "..", "..", "openapi.json");
 
 function collectRefs(node: unknown, into: string[] = []): string[] {
-  if (Array.isArray(node)) node.forEach((item) => collectRefs(item, into));
-  else if (node !== null && typeof node === "object") {
+  if (Array.isArray(node)) {
+    for (const item of node) collectRefs(item, into);
+  } else if (node !== null && typeof node === "object") {
     for (const [key, value] of Object.entries(node)) {
       if (key === "$ref" && typeof value === "string") into.push(value);
       else collectRefs(value, into);

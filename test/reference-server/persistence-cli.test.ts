@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseCli } from "../../server/cli";
-import { Api, expectError, startApi } from "./harness";
+import { type Api, expectError, startApi } from "./harness";
 
 let api: Api | undefined;
 let directory: string | undefined;

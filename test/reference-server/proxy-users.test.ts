@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../server";
-import { Api, expectError, startApi, T0 } from "./harness";
+import { type Api, expectError, startApi, T0 } from "./harness";
 
 let api: Api;
 afterEach(() => api?.server.close());

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENDPOINTS, type OperationId } from "../../sdk/schemas/endpoints";
 import { SCOPES } from "../../sdk/schemas/keys";
-import { Api, expectError, startApi } from "./harness";
+import { type Api, expectError, startApi } from "./harness";
 
 interface Case {
   /** What the key lacks: the request must be refused with 403 naming it. */

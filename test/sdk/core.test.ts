@@ -1,13 +1,11 @@
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { PagePromise, type Page } from "../../sdk/core/pagination";
-import { backoffMs, parseRetryAfter, rateLimitWaitMs, retriableAfterAmbiguousFailure } from "../../sdk/core/retry";
-import { Semaphore } from "../../sdk/core/semaphore";
 import {
   ApiError,
   AuthenticationError,
   BadRequestError,
   ConflictError,
+  isNotFound,
   NotFoundError,
   PaymentRequiredError,
   PermissionDeniedError,
@@ -15,11 +13,13 @@ import {
   ProxyError,
   RateLimitError,
   ResponseValidationError,
-  ServerError,
-  isNotFound,
   resolvePath,
+  ServerError,
 } from "../../sdk";
 import { errorFromResponse } from "../../sdk/core/errors";
+import { type Page, PagePromise } from "../../sdk/core/pagination";
+import { backoffMs, parseRetryAfter, rateLimitWaitMs, retriableAfterAmbiguousFailure } from "../../sdk/core/retry";
+import { Semaphore } from "../../sdk/core/semaphore";
 
 const body = (code: string, message: string, details?: object) =>
   JSON.stringify({ error: { code, message, request_id: "req_1", details } });
@@ -155,7 +155,7 @@ describe("PagePromise", () => {
     const calls: string[] = [];
     const p = new PagePromise(fetcher(calls));
     expect(calls).toEqual([]);
-    expect(await p).toEqual(pages["start"]);
+    expect(await p).toEqual(pages.start);
     const items: number[] = [];
     for await (const n of p) items.push(n);
     expect(items).toEqual([1, 2, 3, 4, 5]);
@@ -174,8 +174,14 @@ describe("Semaphore", () => {
     const order: number[] = [];
     const r1 = await sem.acquire();
     const r2 = await sem.acquire();
-    const p3 = sem.acquire().then((r) => (order.push(3), r));
-    const p4 = sem.acquire().then((r) => (order.push(4), r));
+    const p3 = sem.acquire().then((r) => {
+      order.push(3);
+      return r;
+    });
+    const p4 = sem.acquire().then((r) => {
+      order.push(4);
+      return r;
+    });
     expect(sem.waiting).toBe(2);
     r1();
     r1(); // a second release of the same slot must not free another one

@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../../server";
 import {
-  ApiError,
+  type ApiError,
   AuthenticationError,
   BadRequestError,
+  type ClientOptions,
   ConflictError,
   ConnectionError,
   NotFoundError,
@@ -18,8 +18,8 @@ import {
   ResponseValidationError,
   ServerError,
   TimeoutError,
-  type ClientOptions,
 } from "../../sdk";
+import { type ReferenceServer, startReferenceServer } from "../../server";
 
 let server: ReferenceServer;
 const fast = { retryBaseDelayMs: 5, retryMaxDelayMs: 20 };
@@ -66,7 +66,7 @@ describe("each API error class, from the reference server", () => {
   });
 
   it("401 AuthenticationError for an unknown key", async () => {
-    const client = clientFor({ apiKey: "live_" + "0".repeat(40) });
+    const client = clientFor({ apiKey: `live_${"0".repeat(40)}` });
     const err = await client.billing.balance().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthenticationError);
     expect((err as ApiError).code).toBe("invalid_api_key");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ManualClock, startReferenceServer, type Clock } from "../../server";
 import { ProxyClient, type TransportEvent } from "../../sdk";
+import { type Clock, ManualClock, startReferenceServer } from "../../server";
 
 /** The server's minute windows, shifted so the current one ends `msLeft` from now: a storm then lasts seconds, not a minute. */
 function clockEndingWindowIn(msLeft: number): Clock {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../../server";
 import {
+  type ClientOptions,
   ProxyClient,
   RequestAbortedError,
   ServerError,
   TimeoutError,
-  type ClientOptions,
   type TransportEvent,
 } from "../../sdk";
+import { type ReferenceServer, startReferenceServer } from "../../server";
 
 let server: ReferenceServer;
 const fast = { retryBaseDelayMs: 5, retryMaxDelayMs: 40 };

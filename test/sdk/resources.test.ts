@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../../server";
 import { NotFoundError, ProxyClient, schemas } from "../../sdk";
+import { type ReferenceServer, startReferenceServer } from "../../server";
 
 let server: ReferenceServer;
 let client: ProxyClient;

@@ -2,8 +2,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../../server";
-import { ProxyClient, ProxyError, type ClientOptions, type TransportEvent } from "../../sdk";
+import { type ClientOptions, ProxyClient, ProxyError, type TransportEvent } from "../../sdk";
+import { type ReferenceServer, startReferenceServer } from "../../server";
 
 let server: ReferenceServer;
 const events: TransportEvent[] = [];
@@ -57,7 +57,7 @@ describe("secrets never show up in errors, logs or the client", () => {
 
   it("errors of every kind carry none of them", async () => {
     const errors: ProxyError[] = [];
-    const badKey = "live_" + "Z".repeat(40);
+    const badKey = `live_${"Z".repeat(40)}`;
     secrets.push(badKey);
     errors.push(await failure(clientFor({ apiKey: badKey }).billing.balance()));
     const narrow = server.control.createKey({ name: "narrow-secret", scopes: ["usage:read"] });
@@ -84,8 +84,8 @@ describe("secrets never show up in errors, logs or the client", () => {
   });
 
   it("a server that echoes the key or returns a secret in a bad shape leaks neither", async () => {
-    const echoed = "live_" + "E".repeat(40);
-    const returned = "live_" + "R".repeat(40);
+    const echoed = `live_${"E".repeat(40)}`;
+    const returned = `live_${"R".repeat(40)}`;
     secrets.push(echoed, returned);
     const fake = createServer((req, res) => {
       if (req.method === "POST") {

@@ -1,7 +1,7 @@
 import type { PulumiFn } from "@pulumi/pulumi/automation";
 import { detectDrift } from "../../cli/drift";
 import { ProxyClient } from "../../sdk";
-import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "../../server";
+import { type ReferenceServer, type ReferenceServerOptions, startReferenceServer } from "../../server";
 import { createTestStack, type TestStack } from "./pulumi";
 
 export interface ProviderFixture extends TestStack {

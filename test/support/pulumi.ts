@@ -3,8 +3,8 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { inject } from "vitest";
 import { LocalWorkspace, PulumiCommand, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
+import { inject } from "vitest";
 
 export const REPO_ROOT = path.resolve(__dirname, "..", "..");
 
