@@ -1,10 +1,8 @@
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { LocalWorkspace, PulumiCommand, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
+import type { PulumiFn } from "@pulumi/pulumi/automation";
 import type { Clock } from "../server";
+import { type LocalStack, loadRepositoryTools, openLocalStack } from "../tools/localStack";
 
 /**
  * What the stack benchmarks need around the Automation API: the pinned CLI, isolated stacks, a
@@ -19,60 +17,21 @@ export const STACKS_DIR = path.join(BENCH_ROOT, "stacks");
 
 /** Provisions (or finds) the pinned CLI; its folder must come first on PATH for every run. */
 export async function pulumiBinDir(): Promise<string> {
-  const script = pathToFileURL(path.join(REPO_ROOT, "tools", "provision-pulumi.mjs")).href;
-  const { provisionPulumi } = (await import(script)) as { provisionPulumi(): Promise<{ binDir: string }> };
+  const { provisionPulumi } = await loadRepositoryTools(REPO_ROOT);
   return (await provisionPulumi()).binDir;
 }
 
-export interface BenchStack {
-  stack: Stack;
-  cleanup(): Promise<void>;
-}
-
 /**
- * An inline-program stack with its own Pulumi home and file backend. Its work folder sits below the
- * bench's node_modules, so the dynamic-provider process resolves `pulumi-proxy` there, as a user's does.
+ * An inline-program stack with its own Pulumi home and file backend (tools/localStack.ts). Its work
+ * folder sits below the bench's node_modules, so the dynamic-provider process resolves
+ * `pulumi-proxy` there, as a user's does.
  */
-export async function createBenchStack(
+export function createBenchStack(
   binDir: string,
   program: PulumiFn,
   config: Record<string, { value: string; secret?: boolean }> = {},
-): Promise<BenchStack> {
-  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-bench-"));
-  const backendDir = path.join(tempDir, "backend");
-  const pulumiHome = path.join(tempDir, "home");
-  fs.mkdirSync(backendDir);
-  fs.mkdirSync(pulumiHome);
-  const envVars = {
-    PULUMI_CONFIG_PASSPHRASE: "bench-passphrase",
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PULUMI_BACKEND_URL: `file://${backendDir}`,
-    PULUMI_HOME: pulumiHome,
-    PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}`,
-  };
-  const stackName = `b${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
-  const workDir = path.join(STACKS_DIR, stackName);
-  fs.mkdirSync(workDir, { recursive: true });
-  const projectName = "pulumi-proxy-bench";
-  const stack = await LocalWorkspace.createStack(
-    { stackName, projectName, program },
-    {
-      workDir,
-      pulumiHome,
-      envVars,
-      pulumiCommand: await PulumiCommand.get({ root: path.dirname(binDir) }),
-      projectSettings: { name: projectName, runtime: "nodejs", backend: { url: envVars.PULUMI_BACKEND_URL } },
-    },
-  );
-  for (const [key, entry] of Object.entries(config)) await stack.setConfig(key, entry);
-  return {
-    stack,
-    async cleanup() {
-      await stack.workspace.removeStack(stackName, { force: true }).catch(() => undefined);
-      fs.rmSync(tempDir, { recursive: true, force: true });
-      fs.rmSync(workDir, { recursive: true, force: true });
-    },
-  };
+): Promise<LocalStack> {
+  return openLocalStack({ binDir, label: "bench", program, programsDir: STACKS_DIR, config });
 }
 
 /**

@@ -3,19 +3,18 @@
  * clone, against an embedded reference server on loopback (or a real API with --api-url).
  */
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
 import path from "node:path";
-import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation";
+import type { Stack } from "@pulumi/pulumi/automation";
 import { detectDrift } from "../cli/drift";
 import { formatDriftTable } from "../cli/table";
 import { ProxyClient } from "../sdk";
 import { type ReferenceServer, startReferenceServer } from "../server";
+import { type LocalStack, type LocalStackOptions, loadRepositoryTools, openLocalStack } from "../tools/localStack";
 import {
   type DemoArgs,
   DemoError,
   findRepoRoot,
   indent,
-  loadProvisioning,
   parseDemoArgs,
   type QuickstartOutputs,
   resourceLines,
@@ -68,28 +67,26 @@ async function clearEarlierRun(stack: Stack, target: Target): Promise<void> {
   await stack.workspace.removeStack(STACK, { force: true });
 }
 
-async function openStack(repoRoot: string, binDir: string, target: Target, args: DemoArgs): Promise<Stack> {
-  const demoDir = path.join(repoRoot, ".pulumi-proxy", "demo");
-  const backendDir = path.join(demoDir, "backend");
-  const pulumiHome = path.join(demoDir, "home");
-  fs.mkdirSync(backendDir, { recursive: true });
-  fs.mkdirSync(pulumiHome, { recursive: true });
-  const envVars = {
-    PULUMI_BACKEND_URL: `file://${backendDir}`,
+/** The demo's stack keeps its state in .pulumi-proxy/demo, so --keep can leave it for inspection. */
+async function openStack(repoRoot: string, binDir: string, target: Target, args: DemoArgs): Promise<LocalStack> {
+  const options: LocalStackOptions = {
+    binDir,
+    label: "demo",
+    stateDir: path.join(repoRoot, ".pulumi-proxy", "demo"),
+    stackName: STACK,
+    selectExisting: true,
+    workDir: repoRoot,
     // The stack is local and short-lived; set your own passphrase when it holds a real API key.
-    PULUMI_CONFIG_PASSPHRASE: process.env.PULUMI_CONFIG_PASSPHRASE ?? "pulumi-proxy-demo",
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}`,
+    passphrase: process.env.PULUMI_CONFIG_PASSPHRASE ?? "pulumi-proxy-demo",
   };
-  const options = { pulumiHome, envVars, pulumiCommand: await PulumiCommand.get({ root: path.dirname(binDir) }) };
-  let stack = await LocalWorkspace.createOrSelectStack({ stackName: STACK, workDir: repoRoot }, options);
-  if (Object.keys(await stack.getAllConfig()).length > 0) {
-    await clearEarlierRun(stack, target);
-    stack = await LocalWorkspace.createOrSelectStack({ stackName: STACK, workDir: repoRoot }, options);
+  let local = await openLocalStack(options);
+  if (Object.keys(await local.stack.getAllConfig()).length > 0) {
+    await clearEarlierRun(local.stack, target);
+    local = await openLocalStack(options);
   }
   // On a real account, a random suffix keeps the demo's names clear of existing objects.
   const prefix = target.server ? "demo" : `demo-${randomBytes(2).toString("hex")}`;
-  await stack.setAllConfig({
+  await local.stack.setAllConfig({
     "proxy:apiUrl": { value: target.url },
     "proxy:apiKey": { value: target.key, secret: true },
     [`${PROJECT}:prefix`]: { value: prefix },
@@ -97,9 +94,9 @@ async function openStack(repoRoot: string, binDir: string, target: Target, args:
     [`${PROJECT}:allocateIp`]: { value: String(Boolean(target.server) || args.withIp) },
   });
   say(
-    `stack: ${STACK} of ${PROJECT} (Pulumi.yaml → examples/quickstart), state in ${path.relative(repoRoot, backendDir)}/`,
+    `stack: ${STACK} of ${PROJECT} (Pulumi.yaml → examples/quickstart), state in ${path.relative(repoRoot, local.stateDir)}/backend/`,
   );
-  return stack;
+  return local;
 }
 
 function outputsOf(outputs: Record<string, { value: unknown }>): QuickstartOutputs {
@@ -157,22 +154,18 @@ async function story(stack: Stack, target: Target, args: DemoArgs): Promise<void
   for (const line of summaryLines(outputsOf(converged.outputs))) say(`      ${line}`);
 }
 
-async function finish(
-  stack: Stack | undefined,
-  target: Target,
-  args: DemoArgs,
-  repoRoot: string,
-  binDir: string,
-): Promise<void> {
-  if (!stack) return;
+async function finish(local: LocalStack | undefined, target: Target, args: DemoArgs, binDir: string): Promise<void> {
+  if (!local) return;
+  const { stack, envVars } = local;
   if (args.keep) {
     say(
       `\nkept stack ${STACK}: its state is in .pulumi-proxy/demo/backend${target.server ? " (the embedded server stops now, so the next run forgets it)" : ""}`,
     );
-    const demoDir = path.join(repoRoot, ".pulumi-proxy", "demo");
-    const passphrase = process.env.PULUMI_CONFIG_PASSPHRASE ? "" : "PULUMI_CONFIG_PASSPHRASE=pulumi-proxy-demo ";
+    const passphrase = process.env.PULUMI_CONFIG_PASSPHRASE
+      ? ""
+      : `PULUMI_CONFIG_PASSPHRASE=${envVars.PULUMI_CONFIG_PASSPHRASE} `;
     say(
-      `  inspect: cd ${repoRoot} && PULUMI_HOME=${demoDir}/home PULUMI_BACKEND_URL=file://${demoDir}/backend ${passphrase}${binDir}/pulumi stack output --stack ${STACK}`,
+      `  inspect: cd ${stack.workspace.workDir} && PULUMI_HOME=${envVars.PULUMI_HOME} PULUMI_BACKEND_URL=${envVars.PULUMI_BACKEND_URL} ${passphrase}${binDir}/pulumi stack output --stack ${STACK}`,
     );
     return;
   }
@@ -200,23 +193,22 @@ async function main(): Promise<number> {
   const began = Date.now();
   const repoRoot = findRepoRoot();
   say("pulumi-proxy demo");
-  const { provisionPulumi, ensureSelfLink } = await loadProvisioning(repoRoot);
+  const { provisionPulumi, ensureSelfLink } = await loadRepositoryTools(repoRoot);
   ensureSelfLink();
   const cli = await provisionPulumi();
   say(`Pulumi CLI: v${cli.version} (${cli.source}) in ${cli.binDir}`);
   const target = await startTarget(args);
-  let stack: Stack | undefined;
+  let local: LocalStack | undefined;
   try {
-    stack = await openStack(repoRoot, cli.binDir, target, args);
-    await story(stack, target, args);
-    await finish(stack, target, args, repoRoot, cli.binDir);
+    local = await openStack(repoRoot, cli.binDir, target, args);
+    await story(local.stack, target, args);
+    await finish(local, target, args, cli.binDir);
     say(`\ndone in ${seconds(began)}`);
     return 0;
   } catch (error) {
     process.stderr.write(`\ndemo failed: ${error instanceof Error ? error.message : String(error)}\n`);
     // Leave nothing behind on a real API; an embedded server takes its objects with it.
-    if (stack && !args.keep && !target.server)
-      await finish(stack, target, args, repoRoot, cli.binDir).catch(() => undefined);
+    if (local && !args.keep && !target.server) await finish(local, target, args, cli.binDir).catch(() => undefined);
     return 1;
   } finally {
     await target.server?.close();

@@ -4,7 +4,6 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { shortType } from "../cli/table";
@@ -65,20 +64,6 @@ export function findRepoRoot(from: string = __dirname): string {
     if (fs.existsSync(manifest) && JSON.parse(fs.readFileSync(manifest, "utf8")).name === "pulumi-proxy") return dir;
     if (path.dirname(dir) === dir) throw new DemoError(`no pulumi-proxy package.json above ${from}`);
   }
-}
-
-interface ProvisionModule {
-  provisionPulumi(): Promise<{ binDir: string; version: string; source: string }>;
-}
-
-/** The provisioning script is plain ESM next to the sources; it is not compiled into dist. */
-export async function loadProvisioning(repoRoot: string): Promise<ProvisionModule & { ensureSelfLink(): void }> {
-  const scripts = path.join(repoRoot, "tools");
-  const provision = (await import(pathToFileURL(path.join(scripts, "provision-pulumi.mjs")).href)) as ProvisionModule;
-  const selfLink = (await import(pathToFileURL(path.join(scripts, "self-link.mjs")).href)) as {
-    ensureSelfLink(): void;
-  };
-  return { provisionPulumi: provision.provisionPulumi, ensureSelfLink: selfLink.ensureSelfLink };
 }
 
 export const say = (line = ""): void => void process.stdout.write(`${line}\n`);

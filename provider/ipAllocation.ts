@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ConflictError, type IpAllocation as WireAllocation } from "../sdk";
+import { ConflictError, ErrorCode, type IpAllocation as WireAllocation } from "../sdk";
 import { CityName, CountryCode, IpPathSegment, IpProduct, ReplaceIpBody } from "../sdk/schemas";
 import { apiClient } from "./config";
 import { readBack, readsFor } from "./reads";
@@ -191,7 +191,7 @@ export const ipAllocationHandler = {
         }),
       };
     } catch (error) {
-      if (error instanceof ConflictError && error.code === "charge_exceeds_limit") {
+      if (error instanceof ConflictError && error.code === ErrorCode.enum.charge_exceeds_limit) {
         const cost = error.details?.charge_cents;
         throw new Error(
           `${label(oldState)}: replacing it would cost ${cost} cents, above maxReplacementChargeCents (${news.maxReplacementChargeCents ?? "unset, so 0"}). ` +

@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import { ApiError, ConflictError, isNotFound, PermissionDeniedError } from "../sdk";
+import { ApiError, ConflictError, ErrorCode, isNotFound, PermissionDeniedError } from "../sdk";
 
 /** The engine's placeholder for a value that is not known until an apply, as seen by a dynamic provider. */
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -107,7 +107,7 @@ export function explain(resource: string, action: string, error: unknown): Error
       { cause: error },
     );
   }
-  if (error instanceof ConflictError && error.code === "conflict") {
+  if (error instanceof ConflictError && error.code === ErrorCode.enum.conflict) {
     return new Error(
       `${resource}: cannot ${action}: ${error.serverMessage} Choose another name, or adopt the existing object with adoptId.`,
       { cause: error },

@@ -26,6 +26,7 @@ export type { ProxyUserListQuery } from "./resources/proxyUsers";
 export * as schemas from "./schemas";
 export type { Balance, BillingCharge, TopUpBody } from "./schemas/billing";
 export type { ListQuery } from "./schemas/common";
+export { ErrorCode, type WireErrorCode } from "./schemas/errors";
 export type {
   AllocateIpBody,
   IpAllocation,

@@ -128,7 +128,7 @@ export class ReferenceApp {
       const message = `This API key has used its ${rate.limit} requests for this minute; retry in ${rate.resetSeconds} s.`;
       return this.errorReply(
         exchange,
-        new ApiError(429, "rate_limited", message, undefined, { "retry-after": String(rate.resetSeconds) }),
+        new ApiError("rate_limited", message, undefined, { "retry-after": String(rate.resetSeconds) }),
       );
     }
     if (!match) throw this.unmatched(exchange);
@@ -160,6 +160,7 @@ export class ReferenceApp {
     const now = clock.now();
     const result = route.handler({
       caller,
+      endpoint: route.endpoint,
       params,
       query,
       body,
@@ -188,9 +189,8 @@ export class ReferenceApp {
   private unmatched(exchange: Exchange): ApiError {
     const allowed = this.router.allowedMethods(exchange.path);
     if (allowed.length === 0)
-      return new ApiError(404, "not_found", `There is no route ${exchange.method} ${redactSecrets(exchange.path)}.`);
+      return new ApiError("not_found", `There is no route ${exchange.method} ${redactSecrets(exchange.path)}.`);
     return new ApiError(
-      405,
       "method_not_allowed",
       `${exchange.method} is not allowed here; use ${allowed.join(" or ")}.`,
       { allowed_methods: allowed },
@@ -203,7 +203,7 @@ export class ReferenceApp {
       this.options.log?.(
         `${exchange.requestId} internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
       );
-      error = new ApiError(500, "internal_error", "The server hit an internal error; retry the request.");
+      error = new ApiError("internal_error", "The server hit an internal error; retry the request.");
     }
     const apiError = error as ApiError;
     return {
@@ -222,8 +222,8 @@ export class ReferenceApp {
     }
     const error =
       kind === "503"
-        ? new ApiError(503, "service_unavailable", "The service is temporarily unavailable; retry the request.")
-        : new ApiError(500, "internal_error", "The server hit an internal error; retry the request.");
+        ? new ApiError("service_unavailable", "The service is temporarily unavailable; retry the request.")
+        : new ApiError("internal_error", "The server hit an internal error; retry the request.");
     sendReply(res, exchange.requestId, { ...this.errorReply({ ...exchange, rateHeaders: {} }, error) });
     return kind;
   }
@@ -231,7 +231,7 @@ export class ReferenceApp {
 
 class PayloadTooLarge extends ApiError {
   constructor(readonly drained: boolean) {
-    super(413, "payload_too_large", `The request body is larger than ${BODY_LIMIT_BYTES} bytes.`, {
+    super("payload_too_large", `The request body is larger than ${BODY_LIMIT_BYTES} bytes.`, {
       limit_bytes: BODY_LIMIT_BYTES,
     });
   }
@@ -239,14 +239,13 @@ class PayloadTooLarge extends ApiError {
 
 async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const read = await readBody(req);
-  if (read.kind === "aborted") throw new ApiError(400, "invalid_request", "The request body was cut off.");
+  if (read.kind === "aborted") throw new ApiError("invalid_request", "The request body was cut off.");
   if (read.kind === "too_large") {
     throw new PayloadTooLarge(read.drained);
   }
   if (read.text.length === 0) return {};
   if (!isJsonContentType(req.headers["content-type"])) {
     throw new ApiError(
-      415,
       "unsupported_media_type",
       "Request bodies must be JSON, sent with content-type: application/json.",
     );

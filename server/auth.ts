@@ -47,7 +47,6 @@ export function authenticate(
 ): Authenticated {
   if (header === undefined || header === "") {
     throw new ApiError(
-      401,
       "unauthenticated",
       "The request has no Authorization header; send Authorization: Bearer <API key secret>.",
     );
@@ -55,7 +54,6 @@ export function authenticate(
   const secret = BEARER.exec(header)?.[1];
   if (secret === undefined || !SecretPattern.test(secret)) {
     throw new ApiError(
-      401,
       "unauthenticated",
       "The Authorization header must be Bearer followed by an API key secret shaped like live_<token>.",
     );
@@ -67,7 +65,7 @@ export function authenticate(
     key !== undefined &&
     (key.expiresAt === null || now < key.expiresAt) &&
     (key.current.hash === hash || livePrevious(key, now)?.hash === hash);
-  if (!valid) throw new ApiError(401, "invalid_api_key", "The API key is unknown, revoked or expired.");
+  if (!valid) throw new ApiError("invalid_api_key", "The API key is unknown, revoked or expired.");
   return { key, secret };
 }
 
@@ -81,7 +79,6 @@ export function requireScopes(key: KeyRecord, required: readonly Scope[]): void 
   if (hasScopes(key, required)) return;
   const missing = required.filter((scope) => !key.scopes.includes(scope));
   throw new ApiError(
-    403,
     "insufficient_scope",
     `This API key lacks the scope ${missing.join(", ")} that this request needs.`,
     {

@@ -83,17 +83,12 @@ export class IdempotencyLedger {
     const record = this.store.idempotency.get(slot);
     if (record === undefined || now - record.createdAt >= IDEMPOTENCY_TTL_MS) return undefined;
     if (record.fingerprint !== fingerprint) {
-      throw new ApiError(
-        409,
-        "idempotency_key_reused",
-        "This idempotency key was already used with a different request.",
-      );
+      throw new ApiError("idempotency_key_reused", "This idempotency key was already used with a different request.");
     }
     if (record.sealedBody === null) return { status: record.status, body: undefined };
     const body = unseal(record.sealedBody, callerSecret, slot);
     if (body === undefined) {
       throw new ApiError(
-        409,
         "idempotency_key_reused",
         "This idempotency key's first answer can only be replayed to the secret that sent the request.",
       );

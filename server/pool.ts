@@ -53,7 +53,3 @@ export function pickAddress(
   }
   return null;
 }
-
-export function placeOf(ip: string): Place | undefined {
-  return PLACES.find((place) => place.addresses.includes(ip));
-}

@@ -1,5 +1,6 @@
 import FindMyWay from "find-my-way";
-import { ENDPOINTS, type Endpoint, type OperationId } from "../sdk/schemas/endpoints";
+import { ENDPOINTS, type OperationId } from "../sdk/schemas/endpoints";
+import type { Endpoint } from "../sdk/schemas/operation";
 import { HANDLERS, type Handler } from "./handlers";
 
 export interface Route {

@@ -2,7 +2,9 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
 import * as schemas from "../sdk/schemas";
-import { ENDPOINTS, type Endpoint } from "../sdk/schemas/endpoints";
+import { ENDPOINTS } from "../sdk/schemas/endpoints";
+import { ERRORS, ErrorCode } from "../sdk/schemas/errors";
+import { type Endpoint, errorCodesOf } from "../sdk/schemas/operation";
 
 /**
  * openapi.json is generated, never written by hand: from ENDPOINTS and the zod wire schemas, the
@@ -36,46 +38,23 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
   return io === "output" ? (allowExtraFields(rest) as Json) : rest;
 }
 
-/** Keyed by the path up to its parameter, so nested paths (`…/{id}/rotate`) find theirs. */
-const PATH_PARAMETERS: Record<string, { schema: z.ZodType; description: string }> = {
-  "/v1/proxy-users/{id}": { schema: schemas.ProxyUserId, description: "Proxy user id (pu_…)." },
-  "/v1/keys/{id}": { schema: schemas.ApiKeyId, description: "API key id (key_…)." },
-  "/v1/ips/{ip}": {
-    schema: schemas.IpPathSegment,
-    description: "The current IPv4 address, or the stable allocation id (alloc_…). Malformed: 400.",
-  },
-};
+/** Status → codes, in the enum's order. */
+function byStatus(codes: Iterable<ErrorCode>): Map<string, ErrorCode[]> {
+  const grouped = new Map<string, ErrorCode[]>();
+  for (const code of ErrorCode.options.filter((known) => [...codes].includes(known))) {
+    const status = String(ERRORS[code].status);
+    grouped.set(status, [...(grouped.get(status) ?? []), code]);
+  }
+  return new Map([...grouped].sort(([a], [b]) => a.localeCompare(b)));
+}
 
-/** Errors specific to an operation, beyond the ones every operation can answer. */
-const SPECIFIC_ERRORS: Partial<Record<string, Record<string, string>>> = {
-  createProxyUser: { "409": "`conflict`: the name is taken; or `idempotency_key_reused`." },
-  allocateIp: {
-    "402": "`insufficient_funds`: the balance does not cover one term.",
-    "409": "`no_capacity`: no free address in that place; or `idempotency_key_reused`.",
-  },
-  replaceIp: {
-    "402": "`insufficient_funds`: the charge is larger than the balance. Nothing changes.",
-    "409":
-      "`no_capacity`, or `charge_exceeds_limit` (with `details.charge_cents`; nothing changes), or `idempotency_key_reused`.",
-  },
-  createApiKey: {
-    "403": "`insufficient_scope`, or `scope_escalation`: the new key would hold a scope the caller lacks.",
-  },
-};
-
-const ERROR_DESCRIPTIONS: Record<string, string> = {
-  "400": "`invalid_request`: `details.issues` lists `{path, message}` per problem; an unknown field is named.",
-  "401": "`unauthenticated` (no or malformed authorization header) or `invalid_api_key` (unknown, revoked or expired).",
-  "402": "`insufficient_funds`.",
-  "403": "`insufficient_scope`: `details.required_scopes` lists what the request needs.",
-  "404": "`not_found`.",
-  "409": "`idempotency_key_reused`: the idempotency key was used with a different request.",
-  "413": "`payload_too_large`: the body is over 64 KiB.",
-  "415": "`unsupported_media_type`: a body that is not application/json.",
-  "429": "`rate_limited`: wait `retry-after` seconds.",
-  "500": "`internal_error`.",
-  "503": "`service_unavailable`.",
-};
+/**
+ * The codes an operation gets for what it is (any request, a body, a path segment, a POST), not for
+ * its own rules: each status of them is one shared component response.
+ */
+const SHARED_ERRORS = byStatus(
+  (ENDPOINTS as readonly Endpoint[]).flatMap((endpoint) => errorCodesOf({ ...endpoint, errors: [] })),
+);
 
 const RATE_HEADERS = {
   "x-ratelimit-limit": { $ref: "#/components/headers/RateLimitLimit" },
@@ -93,16 +72,15 @@ function schemaRef(schema: z.ZodType, io: "input" | "output", components: Json):
 
 function buildOperation(endpoint: Endpoint, components: Json): Json {
   const parameters: Json[] = [];
-  const owner = Object.keys(PATH_PARAMETERS).find((prefix) => endpoint.path.startsWith(prefix));
-  const pathParameter = owner === undefined ? undefined : PATH_PARAMETERS[owner];
   for (const [, name] of endpoint.path.matchAll(/\{(\w+)\}/g)) {
-    if (!pathParameter) throw new Error(`no schema for the path parameter of ${endpoint.path}`);
+    const param = name === undefined ? undefined : endpoint.pathParams?.[name];
+    if (!param) throw new Error(`no schema for the path parameter ${name} of ${endpoint.path}`);
     parameters.push({
       name,
       in: "path",
       required: true,
-      description: pathParameter.description,
-      schema: jsonSchema(pathParameter.schema, "input"),
+      description: param.description,
+      schema: jsonSchema(param.schema, "input"),
     });
   }
   if (endpoint.query) {
@@ -113,27 +91,18 @@ function buildOperation(endpoint: Endpoint, components: Json): Json {
   }
   if (endpoint.method === "POST") parameters.push({ $ref: "#/components/parameters/IdempotencyKey" });
 
-  const statuses = new Set(["401", "403", "429", "500", "503"]);
-  // Unknown pu_/key_ ids are plain 404s; only the {ip} segment has a shape worth a 400.
-  if (endpoint.query || endpoint.body || endpoint.method === "POST" || owner === "/v1/ips/{ip}") statuses.add("400");
-  if (pathParameter) statuses.add("404");
-  if (endpoint.method === "POST") statuses.add("409");
-  if (endpoint.method === "POST" || endpoint.method === "PATCH")
-    for (const status of ["413", "415"]) statuses.add(status);
-  const specific = SPECIFIC_ERRORS[endpoint.operationId] ?? {};
-  for (const status of Object.keys(specific)) statuses.add(status);
-
   const success: Json = { description: endpoint.summary, headers: { ...RATE_HEADERS } };
   if (endpoint.method === "POST")
     (success.headers as Json)["idempotent-replayed"] = { $ref: "#/components/headers/IdempotentReplayed" };
   if (endpoint.response)
     success.content = { "application/json": { schema: schemaRef(endpoint.response, "output", components) } };
   const responses: Json = { [String(endpoint.status)]: success };
-  for (const status of [...statuses].sort()) {
-    const description = specific[status];
-    responses[status] = description
-      ? { ...errorResponse(status), description }
-      : { $ref: `#/components/responses/Error${status}` };
+  for (const [status, codes] of byStatus(errorCodesOf(endpoint))) {
+    const shared = SHARED_ERRORS.get(status);
+    responses[status] =
+      shared?.join() === codes.join()
+        ? { $ref: `#/components/responses/Error${status}` }
+        : errorResponse(status, codes);
   }
 
   const always = endpoint.scopes.length > 0 ? endpoint.scopes.join(", ") : "none always";
@@ -155,11 +124,11 @@ function buildOperation(endpoint: Endpoint, components: Json): Json {
   return operation;
 }
 
-function errorResponse(status: string): Json {
+function errorResponse(status: string, codes: readonly ErrorCode[]): Json {
   const headers: Json = status === "401" ? { "x-request-id": RATE_HEADERS["x-request-id"] } : { ...RATE_HEADERS };
   if (status === "429") headers["retry-after"] = { $ref: "#/components/headers/RetryAfter" };
   return {
-    description: ERROR_DESCRIPTIONS[status] ?? "Error.",
+    description: codes.map((code) => `\`${code}\`: ${ERRORS[code].meaning}`).join(" "),
     headers,
     content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } },
   };
@@ -178,7 +147,7 @@ export function buildOpenApiDocument(): Json {
     (paths[endpoint.path] as Json)[endpoint.method.toLowerCase()] = buildOperation(endpoint, componentSchemas);
   }
   const responses: Json = {};
-  for (const status of Object.keys(ERROR_DESCRIPTIONS)) responses[`Error${status}`] = errorResponse(status);
+  for (const [status, codes] of SHARED_ERRORS) responses[`Error${status}`] = errorResponse(status, codes);
   return {
     openapi: "3.1.0",
     info: {

@@ -1,4 +1,5 @@
 import { ErrorBody } from "../schemas/common";
+import type { WireErrorCode } from "../schemas/errors";
 
 /** Base of everything the SDK throws, so callers can tell SDK failures from their own bugs. */
 export class ProxyError extends Error {
@@ -10,7 +11,7 @@ export class ProxyError extends Error {
 
 export interface ApiErrorInit {
   status: number;
-  code: string;
+  code: WireErrorCode;
   message: string;
   requestId: string | undefined;
   details: Record<string, unknown> | undefined;
@@ -23,7 +24,8 @@ export interface ApiErrorInit {
 /** The server answered with an error body (or at least an error status). */
 export class ApiError extends ProxyError {
   readonly status: number;
-  readonly code: string;
+  /** One of `ErrorCode`, a code a newer API added, or `http_<status>` when the body was not the contract's. */
+  readonly code: WireErrorCode;
   readonly requestId: string | undefined;
   readonly details: Record<string, unknown> | undefined;
   readonly method: string;
@@ -139,7 +141,7 @@ export interface ErrorResponse {
  * (an HTML page from a load balancer, say) still give a usable error named after the status.
  */
 export function errorFromResponse(res: ErrorResponse): ApiError {
-  let code = `http_${res.status}`;
+  let code: WireErrorCode = `http_${res.status}`;
   let message = "the server gave no error body";
   let requestId = res.requestId;
   let details: Record<string, unknown> | undefined;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { WireErrorCode } from "./errors";
 
 /**
  * Wire-format building blocks shared by every API area. Response schemas are plain objects, so unknown
@@ -29,7 +30,7 @@ export const ValidationIssue = z.object({ path: z.string(), message: z.string() 
 
 export const ErrorBody = z.object({
   error: z.object({
-    code: z.string(),
+    code: WireErrorCode,
     message: z.string(),
     request_id: z.string(),
     details: ErrorDetails.optional(),

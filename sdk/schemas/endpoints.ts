@@ -1,30 +1,31 @@
-import type { z } from "zod";
 import * as billing from "./billing";
+import { ApiKeyId, ProxyUserId } from "./common";
 import * as ips from "./ips";
-import type { Scope } from "./keys";
 import * as keys from "./keys";
+import type { Endpoint, PathParam } from "./operation";
 import * as users from "./proxyUsers";
 import * as usage from "./usage";
 
-/**
- * Every endpoint of the management API, once. The reference server routes and validates from this
- * table, and the OpenAPI document is generated from it, so the three can never drift apart.
- */
-export interface Endpoint {
-  readonly operationId: string;
-  readonly method: "GET" | "POST" | "PATCH" | "DELETE";
-  /** OpenAPI-style path, with `{param}` segments. */
-  readonly path: string;
-  readonly summary: string;
-  /** Scopes always required. Conditional ones (for example limits:write when a body sets limits) are in `scopeNote`. */
-  readonly scopes: readonly Scope[];
-  readonly scopeNote?: string;
-  readonly query?: z.ZodType;
-  readonly body?: z.ZodType;
-  readonly status: 200 | 201 | 204;
-  readonly response?: z.ZodType;
-}
+const proxyUserId: PathParam = {
+  schema: ProxyUserId,
+  description: "Proxy user id (pu_…).",
+  malformed: { code: "not_found", what: "The proxy user" },
+};
+const apiKeyId: PathParam = {
+  schema: ApiKeyId,
+  description: "API key id (key_…).",
+  malformed: { code: "not_found", what: "The API key" },
+};
+const ipOrAllocationId: PathParam = {
+  schema: ips.IpPathSegment,
+  description: "The current IPv4 address, or the stable allocation id (alloc_…). Malformed: 400.",
+  malformed: { code: "invalid_request", issue: "must be an IPv4 address or an allocation id (alloc_<token>)" },
+};
 
+/**
+ * Every endpoint of the management API, once. The SDK's methods, the reference server's routing and
+ * validation, and the OpenAPI document all come from this table, so they cannot drift apart.
+ */
 export const ENDPOINTS = [
   {
     operationId: "listProxyUsers",
@@ -46,11 +47,13 @@ export const ENDPOINTS = [
     body: users.CreateProxyUserBody,
     status: 201,
     response: users.CreatedProxyUser,
+    errors: ["conflict"],
   },
   {
     operationId: "getProxyUser",
     method: "GET",
     path: "/v1/proxy-users/{id}",
+    pathParams: { id: proxyUserId },
     summary: "Get a proxy user",
     scopes: ["proxy-users:read"],
     status: 200,
@@ -60,6 +63,7 @@ export const ENDPOINTS = [
     operationId: "updateProxyUser",
     method: "PATCH",
     path: "/v1/proxy-users/{id}",
+    pathParams: { id: proxyUserId },
     summary: "Change limits or the enabled flag",
     scopes: [],
     scopeNote: "limits:write for limits, proxy-users:write for enabled",
@@ -71,6 +75,7 @@ export const ENDPOINTS = [
     operationId: "disableProxyUser",
     method: "POST",
     path: "/v1/proxy-users/{id}/disable",
+    pathParams: { id: proxyUserId },
     summary: "Disable a proxy user at once",
     scopes: ["proxy-users:write"],
     status: 200,
@@ -80,6 +85,7 @@ export const ENDPOINTS = [
     operationId: "deleteProxyUser",
     method: "DELETE",
     path: "/v1/proxy-users/{id}",
+    pathParams: { id: proxyUserId },
     summary: "Delete a proxy user",
     scopes: ["proxy-users:write"],
     status: 204,
@@ -99,6 +105,7 @@ export const ENDPOINTS = [
     operationId: "getIp",
     method: "GET",
     path: "/v1/ips/{ip}",
+    pathParams: { ip: ipOrAllocationId },
     summary: "Get an allocation by address or allocation id",
     scopes: ["proxy-users:read"],
     status: 200,
@@ -113,11 +120,13 @@ export const ENDPOINTS = [
     body: ips.AllocateIpBody,
     status: 201,
     response: ips.IpAllocation,
+    errors: ["insufficient_funds", "no_capacity"],
   },
   {
     operationId: "releaseIp",
     method: "DELETE",
     path: "/v1/ips/{ip}",
+    pathParams: { ip: ipOrAllocationId },
     summary: "Release an address to the pool",
     scopes: ["billing:write"],
     status: 204,
@@ -126,12 +135,14 @@ export const ENDPOINTS = [
     operationId: "replaceIp",
     method: "POST",
     path: "/v1/ips/{ip}/replace",
+    pathParams: { ip: ipOrAllocationId },
     summary: "Swap an address for another one",
     scopes: ["proxy-users:write"],
     scopeNote: "billing:write too when the replacement will be charged",
     body: ips.ReplaceIpBody,
     status: 200,
     response: ips.ReplaceIpResult,
+    errors: ["insufficient_funds", "no_capacity", "charge_exceeds_limit"],
   },
 
   {
@@ -143,6 +154,7 @@ export const ENDPOINTS = [
     body: keys.CreateApiKeyBody,
     status: 201,
     response: keys.ApiKeyWithSecret,
+    errors: ["scope_escalation"],
   },
   {
     operationId: "listApiKeys",
@@ -158,6 +170,7 @@ export const ENDPOINTS = [
     operationId: "getApiKey",
     method: "GET",
     path: "/v1/keys/{id}",
+    pathParams: { id: apiKeyId },
     summary: "Get an API key",
     scopes: ["keys:write"],
     scopeNote: "or the key itself",
@@ -168,6 +181,7 @@ export const ENDPOINTS = [
     operationId: "rotateApiKey",
     method: "POST",
     path: "/v1/keys/{id}/rotate",
+    pathParams: { id: apiKeyId },
     summary: "Issue a new secret; the old one lasts grace_hours",
     scopes: ["keys:write"],
     scopeNote: "or the key itself",
@@ -179,6 +193,7 @@ export const ENDPOINTS = [
     operationId: "revokeApiKey",
     method: "DELETE",
     path: "/v1/keys/{id}",
+    pathParams: { id: apiKeyId },
     summary: "Revoke every secret of a key",
     scopes: ["keys:write"],
     status: 204,

@@ -14,13 +14,11 @@ export const CityName = z
   .max(64)
   .regex(/^[a-z]+(?:[ -][a-z]+)*$/, "must be a lowercase city name");
 export const Ipv4 = z.ipv4();
-export const Asn = z.string().regex(/^as[0-9]+$/, "must look like as<number>");
 
 /** An `{ip}` path segment: the current address or the stable allocation id. */
 export const IpPathSegment = z.union([Ipv4, AllocationId]);
 
 export const REPLACEMENT_REASON_MAX = 200;
-export const WELL_KNOWN_REPLACEMENT_REASONS = ["blacklisted", "unreachable", "slow", "other"] as const;
 
 export const IpAllocation = z.object({
   id: AllocationId,

@@ -1,8 +1,8 @@
 import { LIST_LIMIT_DEFAULT } from "../../sdk/schemas/common";
-import { type AllocateIpBody, type IpListQuery, IpPathSegment, type ReplaceIpBody } from "../../sdk/schemas/ips";
+import type { AllocateIpBody, IpListQuery, ReplaceIpBody } from "../../sdk/schemas/ips";
 import { requireScopes } from "../auth";
 import { utcMonth } from "../clock";
-import { ApiError, invalidRequest, notFound } from "../errors";
+import { ApiError, notFound } from "../errors";
 import { FREE_REPLACEMENTS_PER_MONTH, pickAddress, TERM_PRICE_CENTS } from "../pool";
 import { remainingTermDays, renderAllocation, replacementsThisMonth, TERM_DAYS, termIndex } from "../render";
 import type { AllocationRecord, Store } from "../store";
@@ -12,9 +12,6 @@ import { type HandlerContext, type HandlerTable, pathParam } from "./context";
 /** `{ip}` may be the current address or the stable allocation id. */
 function findAllocation(ctx: HandlerContext): AllocationRecord {
   const segment = pathParam(ctx, "ip");
-  if (!IpPathSegment.safeParse(segment).success) {
-    throw invalidRequest([{ path: "ip", message: "must be an IPv4 address or an allocation id (alloc_<token>)" }]);
-  }
   const allocation = segment.startsWith("alloc_")
     ? ctx.store.allocations.get(segment)
     : ctx.store.allocationByIp(segment);
@@ -25,7 +22,6 @@ function findAllocation(ctx: HandlerContext): AllocationRecord {
 function requireFunds(store: Store, chargeCents: number): void {
   if (chargeCents > store.balanceCents) {
     throw new ApiError(
-      402,
       "insufficient_funds",
       `This needs ${chargeCents} cents but the balance is ${store.balanceCents} cents.`,
       {
@@ -38,7 +34,7 @@ function requireFunds(store: Store, chargeCents: number): void {
 
 function noCapacity(country: string, city: string | undefined): ApiError {
   const where = city === undefined ? country : `${city}, ${country}`;
-  return new ApiError(409, "no_capacity", `No free address is available in ${where}.`, {
+  return new ApiError("no_capacity", `No free address is available in ${where}.`, {
     country,
     ...(city === undefined ? {} : { city }),
   });
@@ -113,7 +109,6 @@ export const ipHandlers: HandlerTable<"listIps" | "getIp" | "allocateIp" | "rele
     if (!choice) throw noCapacity(allocation.country, city);
     if (body.max_charge_cents !== undefined && chargeCents > body.max_charge_cents) {
       throw new ApiError(
-        409,
         "charge_exceeds_limit",
         `This replacement costs ${chargeCents} cents, more than max_charge_cents ${body.max_charge_cents}.`,
         {

@@ -43,7 +43,6 @@ export const keyHandlers: HandlerTable<"createApiKey" | "listApiKeys" | "getApiK
       const escalating = body.scopes.filter((scope) => !ctx.caller.scopes.includes(scope));
       if (escalating.length > 0) {
         throw new ApiError(
-          403,
           "scope_escalation",
           `A key cannot grant scopes it does not hold: ${escalating.join(", ")}.`,
           {

@@ -45,7 +45,7 @@ export const proxyUserHandlers: HandlerTable<
     const body = ctx.body as CreateProxyUserBody;
     if (body.limits !== undefined) requireScopes(ctx.caller, ["proxy-users:write", "limits:write"]);
     if (ctx.store.proxyUserByName(body.name)) {
-      throw new ApiError(409, "conflict", `A proxy user named ${body.name} already exists.`, { field: "name" });
+      throw new ApiError("conflict", `A proxy user named ${body.name} already exists.`, { field: "name" });
     }
     const password = randomToken(24);
     const user: ProxyUserRecord = {

@@ -8,6 +8,7 @@ import {
   type ClientOptions,
   ConflictError,
   ConnectionError,
+  ErrorCode,
   NotFoundError,
   PaymentRequiredError,
   PermissionDeniedError,
@@ -203,6 +204,22 @@ describe("answers that break the contract", () => {
     try {
       const client = new ProxyClient({ baseUrl: fake.url, apiKey: server.rootKey });
       await expect(client.billing.balance()).resolves.toMatchObject({ balance_cents: 5, currency: "usd" });
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("keeps an error code this SDK does not know, as a newer service may send", async () => {
+    const fake = await fakeServer((_req, res) => {
+      res.writeHead(409, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { code: "quota_frozen", message: "Frozen.", request_id: "req_1" } }));
+    });
+    try {
+      const client = new ProxyClient({ baseUrl: fake.url, apiKey: server.rootKey, maxRetries: 0 });
+      const err = await client.billing.topUp({ amount_cents: 100 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConflictError);
+      expect(err).toMatchObject({ code: "quota_frozen", requestId: "req_1", serverMessage: "Frozen." });
+      expect(ErrorCode.safeParse((err as ApiError).code).success).toBe(false);
     } finally {
       await fake.close();
     }
