@@ -95,6 +95,7 @@ export class Transport {
           attempt,
           options.timeoutMs ?? this.#options.timeoutMs,
           scope,
+          options.onSend,
         );
         let error: ApiError | ConnectionError | TimeoutError;
         let delayMs: number;
@@ -160,6 +161,7 @@ export class Transport {
     attempt: number,
     timeoutMs: number,
     scope: CallScope,
+    onSend: (() => void) | undefined,
   ): Promise<Attempt> {
     const { method, path } = call;
     const release = await scope.guard(this.#semaphore.acquire(scope.signal));
@@ -185,6 +187,7 @@ export class Transport {
       );
       this.stats.requests += 1;
       this.#emit({ type: "request", method, path, attempt, idempotencyKey });
+      notify(onSend);
       started = Date.now();
       const res = await request(this.#url(call), {
         method,
@@ -281,12 +284,15 @@ export class Transport {
   }
 
   #emit(event: TransportEvent): void {
-    if (!this.#logger) return;
-    try {
-      this.#logger(event);
-    } catch {
-      // A broken debug hook must not break the call.
-    }
+    if (this.#logger) notify(() => this.#logger?.(event));
+  }
+}
+
+function notify(hook: (() => void) | undefined): void {
+  try {
+    hook?.();
+  } catch {
+    // A broken hook must not break the call.
   }
 }
 

@@ -34,6 +34,11 @@ export interface RequestOptions {
   /** Sent on POST and PATCH; generated when absent. Reuse it to retry a call yourself safely. */
   idempotencyKey?: string;
   maxRetries?: number;
+  /**
+   * Called each time this request goes on the wire (once per attempt, after queueing and pacing), so a
+   * caller can tell which of its requests an answer may reflect. A throwing hook does not break the call.
+   */
+  onSend?: () => void;
 }
 
 export interface RateLimitInfo {

@@ -181,4 +181,23 @@ describe("deadlines and abort", () => {
     expect(again.id).toBe(first.id);
     expect(named(server.control.snapshot(), "proxyUsers", "manual-retry")).toHaveLength(1);
   });
+
+  it("onSend hears each attempt as it goes on the wire, and nothing of a call that never left", async () => {
+    const client = clientFor();
+    let sent = 0;
+    const onSend = () => {
+      sent += 1;
+    };
+    server.injectFault({ method: "GET", path: "/v1/proxy-users", kind: "503", phase: "before" });
+    await client.proxyUsers.list({}, { onSend });
+    expect(sent).toBe(2);
+    await expect(client.proxyUsers.list({}, { onSend, signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+      RequestAbortedError,
+    );
+    expect(sent).toBe(2);
+    const throwing = () => {
+      throw new Error("a broken hook");
+    };
+    await expect(client.proxyUsers.list({}, { onSend: throwing })).resolves.toHaveProperty("items");
+  });
 });
