@@ -1,125 +1,86 @@
-import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
 import type { ApiKey as WireApiKey } from "../sdk";
 import type { Scope } from "../sdk/schemas";
 import { ApiKeyId, CreateApiKeyBody, GRACE_HOURS_DEFAULT, GraceHours, SCOPES, Scopes, Timestamp } from "../sdk/schemas";
-import { apiClient } from "./config";
-import { readBack, readsFor } from "./reads";
-import { CheckFailures, diffResult, explain, explained, isUnknown, PartialFailure, same, unlessGone } from "./shared";
+import { providerContext } from "./context";
+import * as d from "./declaration";
+import { changed, explained, readBackCreated, same, unlessGone } from "./shared";
 import stubs from "./stubs/apiKey";
 
-export interface ApiKeyArgs {
-  /** 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked). */
-  name: pulumi.Input<string>;
-  /** A non-empty set of the seven scopes. Changing it replaces the key. */
-  scopes: pulumi.Input<pulumi.Input<Scope>[]>;
-  /** ISO 8601 UTC expiry; changing it replaces the key. */
-  expiresAt?: pulumi.Input<string>;
-  /** Any change of this value rotates the secret in place, like a keeper. */
-  rotationTrigger?: pulumi.Input<string>;
-  /** How long the previous secret keeps working after a rotation: 0–168 hours, default 24. */
-  graceHours?: pulumi.Input<number>;
-  /** Take over the existing key with this id (key_…) instead of creating one; rotate it to learn a secret. */
-  adoptId?: pulumi.Input<string>;
-}
+/** Scopes are a set: one canonical order means no false diffs when the user reorders them. */
+const canonicalScopes = (scopes: readonly string[]): Scope[] => SCOPES.filter((scope) => scopes.includes(scope));
 
-interface Inputs {
-  name: string;
-  scopes: Scope[];
-  expiresAt?: string;
-  rotationTrigger?: string;
-  graceHours: number;
-  adoptId?: string;
-}
+/** Any date-time JavaScript can read, stored as the API's UTC form so that one instant compares equal. */
+const Instant = z
+  .string()
+  .refine((text) => !Number.isNaN(Date.parse(text)), "must be an ISO 8601 timestamp such as 2030-01-31T00:00:00Z")
+  .transform((text) => new Date(text).toISOString())
+  .pipe(Timestamp);
 
-interface State extends Inputs {
-  keyId: string;
-  /** The full secret: present after create or a rotation, never readable again from the API. */
-  secret?: string;
-  secretHint: string;
-  createdAt: string;
-  lastRotatedAt: string | null;
-  previousSecretExpiresAt: string | null;
-}
+export const apiKey = d.declareResource({
+  inputs: {
+    /** 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked). */
+    name: CreateApiKeyBody.shape.name,
+    /** A non-empty set of the seven scopes. Changing it replaces the key. */
+    scopes: Scopes.transform(canonicalScopes),
+    /** ISO 8601 UTC expiry, in the future; changing it replaces the key. */
+    expiresAt: Instant.optional(),
+    /** Any change of this value rotates the secret in place, like a keeper. */
+    rotationTrigger: d.Trigger.optional(),
+    /** How long the previous secret keeps working after a rotation: 0–168 hours, default 24. */
+    graceHours: GraceHours.default(GRACE_HOURS_DEFAULT),
+    /** Take over the existing key with this id (key_…) instead of creating one; rotate it to learn a secret. */
+    adoptId: ApiKeyId.optional(),
+  },
+  outputs: {
+    keyId: z.string(),
+    name: z.string(),
+    scopes: z.array(z.enum(SCOPES)),
+    /** The full secret: present after create or a rotation, never readable again from the API; null when adopted. */
+    secret: z.string().nullable(),
+    secretHint: z.string(),
+    createdAt: Timestamp,
+    expiresAt: Timestamp.nullable(),
+    lastRotatedAt: Timestamp.nullable(),
+    /** When the secret replaced by the last rotation stops working. */
+    previousSecretExpiresAt: Timestamp.nullable(),
+  },
+  secretOutputs: ["secret"],
+});
+type Inputs = d.InputsOf<typeof apiKey>;
+type Stored = d.StoredOf<typeof apiKey>;
 
 const label = (name: unknown) => `ApiKey "${typeof name === "string" ? name : "?"}"`;
 
-/** Scopes are a set: one canonical order means no false diffs when the user reorders them. */
-function canonicalScopes(scopes: readonly string[]): Scope[] {
-  return SCOPES.filter((scope) => scopes.includes(scope));
-}
-
-function toState(key: WireApiKey, inputs: Inputs, secret: string | undefined): State {
-  return {
-    ...inputs,
+function toState(key: WireApiKey, inputs: Inputs, secret: string | null): Stored {
+  return d.stateOf(apiKey, inputs, {
+    keyId: key.id,
     name: key.name,
     scopes: canonicalScopes(key.scopes),
-    ...(key.expires_at ? { expiresAt: key.expires_at } : {}),
-    keyId: key.id,
-    ...(secret !== undefined ? { secret } : {}),
+    secret,
     secretHint: key.secret_hint,
     createdAt: key.created_at,
+    expiresAt: key.expires_at,
     lastRotatedAt: key.last_rotated_at,
     previousSecretExpiresAt: key.previous_secret_expires_at,
-  };
+  });
 }
 
-function sameInstant(a: string | undefined, b: string | undefined): boolean {
-  return a === undefined || b === undefined ? a === b : Date.parse(a) === Date.parse(b);
-}
+export const apiKeyHandler = d.handlerFor(apiKey, {
+  // The API refuses to create an expired key; say so at preview. A key whose expiry has since
+  // passed is not blocked: only a new or changed value would be sent.
+  refine: (news, olds) =>
+    news.expiresAt !== undefined && news.expiresAt !== olds.expiresAt && Date.parse(news.expiresAt) <= Date.now()
+      ? [{ property: "expiresAt", reason: `expiresAt must be in the future (got "${news.expiresAt}")` }]
+      : [],
 
-export const apiKeyHandler = {
-  async check(_olds: unknown, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult<Inputs>> {
-    const failures = new CheckFailures();
-    failures.validate("name", CreateApiKeyBody.shape.name, news.name);
-    if (Array.isArray(news.scopes)) {
-      news.scopes.forEach((scope, index) => {
-        if (!isUnknown(scope) && !(SCOPES as readonly unknown[]).includes(scope)) {
-          failures.add(
-            `scopes[${index}]`,
-            `scopes[${index}] "${String(scope)}" is not a scope; use one of ${SCOPES.join(", ")}`,
-          );
-        }
-      });
-      if (failures.failures.length === 0) failures.validate("scopes", Scopes, news.scopes);
-    } else if (!isUnknown(news.scopes)) {
-      failures.add("scopes", `scopes must be a non-empty list of ${SCOPES.join(", ")}`);
-    }
-    const graceHours = news.graceHours ?? GRACE_HOURS_DEFAULT;
-    failures.validate("graceHours", GraceHours, graceHours);
-    let expiresAt = news.expiresAt as string | undefined;
-    if (expiresAt !== undefined && !isUnknown(expiresAt)) {
-      const parsed = typeof expiresAt === "string" ? new Date(expiresAt) : undefined;
-      if (!parsed || Number.isNaN(parsed.getTime()))
-        failures.add("expiresAt", `expiresAt must be an ISO 8601 timestamp (got ${JSON.stringify(expiresAt)})`);
-      else expiresAt = failures.validate("expiresAt", Timestamp, parsed.toISOString());
-    }
-    if (news.adoptId !== undefined) failures.validate("adoptId", ApiKeyId, news.adoptId);
-    return failures.result({
-      name: news.name as string,
-      scopes:
-        Array.isArray(news.scopes) && !news.scopes.some(isUnknown)
-          ? canonicalScopes(news.scopes as string[])
-          : (news.scopes as Scope[]),
-      ...(expiresAt !== undefined ? { expiresAt } : {}),
-      ...(news.rotationTrigger !== undefined ? { rotationTrigger: news.rotationTrigger as string } : {}),
-      graceHours: graceHours as number,
-      ...(news.adoptId !== undefined ? { adoptId: news.adoptId as string } : {}),
-    });
-  },
+  diff: (olds, news) => ({
+    updates: changed(olds, news, ["rotationTrigger", "graceHours"]),
+    replaces: changed(olds, news, ["name", "scopes", "expiresAt"]),
+  }),
 
-  async diff(_id: string, olds: Partial<State>, news: Inputs): Promise<pulumi.dynamic.DiffResult> {
-    const replaces: string[] = [];
-    if (olds.name !== news.name) replaces.push("name");
-    if (!same(canonicalScopes(olds.scopes ?? []), news.scopes)) replaces.push("scopes");
-    if (!sameInstant(olds.expiresAt, news.expiresAt)) replaces.push("expiresAt");
-    const updates: string[] = [];
-    if (olds.rotationTrigger !== news.rotationTrigger) updates.push("rotationTrigger");
-    if ((olds.graceHours ?? GRACE_HOURS_DEFAULT) !== news.graceHours) updates.push("graceHours");
-    return diffResult(updates, replaces);
-  },
-
-  async create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<State>> {
-    const client = apiClient();
+  async create(inputs) {
+    const { client, reads } = providerContext();
     if (inputs.adoptId) {
       const existing = await explained(label(inputs.name), `adopt ${inputs.adoptId}`, client.keys.get(inputs.adoptId));
       if (existing.name !== inputs.name || !same(canonicalScopes(existing.scopes), inputs.scopes)) {
@@ -127,92 +88,40 @@ export const apiKeyHandler = {
           `${label(inputs.name)}: adoptId ${inputs.adoptId} is the key "${existing.name}" with scopes ${existing.scopes.join(", ")}. Set name and scopes to match it to adopt it.`,
         );
       }
-      return { id: existing.id, outs: toState(existing, inputs, undefined) };
+      return { id: existing.id, outs: toState(existing, inputs, null) };
     }
-    const created = await explained(
-      label(inputs.name),
-      "create it",
-      client.keys.create({
-        name: inputs.name,
-        scopes: inputs.scopes,
-        ...(inputs.expiresAt ? { expires_at: inputs.expiresAt } : {}),
-      }),
+    const body = { name: inputs.name, scopes: inputs.scopes, expires_at: inputs.expiresAt };
+    const created = await explained(label(inputs.name), "create it", client.keys.create(body));
+    return readBackCreated(label(inputs.name), "creating it", reads.apiKey, created, (key) =>
+      toState(key, inputs, created.secret),
     );
-    const fromCreate = toState(created, inputs, created.secret);
-    try {
-      return {
-        id: created.id,
-        outs: toState(await readBack(readsFor(client).apiKey, created.id), inputs, created.secret),
-      };
-    } catch (error) {
-      throw new PartialFailure(
-        explain(label(inputs.name), "read it back after creating it", error).message,
-        created.id,
-        { ...fromCreate },
-      );
-    }
   },
 
-  async read(id: string, olds: Partial<State>): Promise<pulumi.dynamic.ReadResult<State>> {
-    const key = await readsFor(apiClient()).apiKey.read(id);
-    if (!key) return {};
-    const inputs = { ...(olds as State), graceHours: olds.graceHours ?? GRACE_HOURS_DEFAULT };
-    return { id, props: toState(key, inputs, olds.secret) };
+  async read(id, olds) {
+    const key = await providerContext().reads.apiKey.read(id);
+    return key ? { id, props: toState(key, olds, olds.secret) } : {};
   },
 
-  async update(id: string, olds: Partial<State>, news: Inputs): Promise<pulumi.dynamic.UpdateResult<State>> {
-    const client = apiClient();
+  async update(id, olds, news) {
+    const { client } = providerContext();
     if (olds.rotationTrigger === news.rotationTrigger) {
-      const key = await explained(label(news.name), "read it", client.keys.get(id));
-      return { outs: toState(key, news, olds.secret) };
+      return { outs: toState(await explained(label(news.name), "read it", client.keys.get(id)), news, olds.secret) };
     }
-    const rotated = await explained(
-      label(news.name),
-      "rotate it",
-      client.keys.rotate(id, { grace_hours: news.graceHours }),
-    );
+    const rotation = client.keys.rotate(id, { grace_hours: news.graceHours });
+    const rotated = await explained(label(news.name), "rotate it", rotation);
     return { outs: toState(rotated, news, rotated.secret) };
   },
 
-  async delete(id: string, props: Partial<State>): Promise<void> {
+  async delete(id, olds) {
+    const { client } = providerContext();
     await explained(
-      label(props.name),
+      label(olds.name),
       "revoke it",
-      unlessGone(() => apiClient().keys.revoke(id)),
+      unlessGone(() => client.keys.revoke(id)),
     );
   },
-};
+});
 
+export type ApiKeyArgs = d.ArgsOf<typeof apiKey>;
 /** A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state. */
-export class ApiKey extends pulumi.dynamic.Resource {
-  declare readonly keyId: pulumi.Output<string>;
-  declare readonly name: pulumi.Output<string>;
-  declare readonly scopes: pulumi.Output<Scope[]>;
-  declare readonly secret: pulumi.Output<string | undefined>;
-  declare readonly secretHint: pulumi.Output<string>;
-  declare readonly createdAt: pulumi.Output<string>;
-  declare readonly expiresAt: pulumi.Output<string | undefined>;
-  declare readonly lastRotatedAt: pulumi.Output<string | null>;
-  /** When the secret replaced by the last rotation stops working. */
-  declare readonly previousSecretExpiresAt: pulumi.Output<string | null>;
-
-  constructor(name: string, args: ApiKeyArgs, opts?: pulumi.CustomResourceOptions) {
-    const outputs = {
-      keyId: undefined,
-      secret: undefined,
-      secretHint: undefined,
-      createdAt: undefined,
-      lastRotatedAt: undefined,
-      previousSecretExpiresAt: undefined,
-    };
-    // An optional input is an output too: without a key here, `key.expiresAt` would be undefined when omitted.
-    super(
-      stubs,
-      name,
-      { ...outputs, expiresAt: undefined, ...args },
-      { ...opts, additionalSecretOutputs: ["secret", ...(opts?.additionalSecretOutputs ?? [])] },
-      "proxy",
-      "ApiKey",
-    );
-  }
-}
+export class ApiKey extends d.resourceClass(apiKey, stubs, "ApiKey") {}

@@ -1,5 +1,4 @@
-import type { ApiKey, IpAllocation, Page, ProxyClient, ProxyUser, TransportEvent } from "../sdk";
-import { LIST_LIMIT_MAX } from "../sdk/schemas/common";
+import type { Page } from "../sdk";
 import { unlessGone } from "./shared";
 
 /**
@@ -9,8 +8,8 @@ import { unlessGone } from "./shared";
  *
  * Freshness: a read is only answered from a page requested after the read was, so a change made
  * before a refresh is always seen. Every read takes a ticket; a page answers only reads up to the
- * last ticket issued when its request went on the wire (the transport reports that moment; without
- * the report, when the page was asked for). An id that a complete walk did not show although every
+ * last ticket issued when its request went on the wire (the collection calls `onSend` at that moment,
+ * through the SDK's per-request hook; without the call, when the page was asked for). An id that a complete walk did not show although every
  * page of it was requested after the read falls back to a GET (404: gone).
  *
  * Cost: lists are in creation order, so objects created since the last walk sit on its last page or
@@ -28,7 +27,8 @@ interface Waiter<T> {
 }
 
 export interface Collection<T> {
-  page(cursor: string | undefined): Promise<Page<T>>;
+  /** One list page; `onSend` must be called whenever its request goes on the wire (again, on a retry). */
+  page(cursor: string | undefined, onSend: () => void): Promise<Page<T>>;
   get(id: string): Promise<T>;
 }
 
@@ -118,14 +118,6 @@ export class ReadCoalescer<T extends { id: string }> {
     });
   }
 
-  /**
-   * The current page request went on the wire (again, on a retry, whose answer is the one used): it
-   * can answer every read requested so far. Pages are fetched one at a time, so there is no doubt which.
-   */
-  pageSent(): void {
-    this.#pageMark = this.#lastTicket;
-  }
-
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
@@ -178,7 +170,11 @@ export class ReadCoalescer<T extends { id: string }> {
     for (;;) {
       this.#pageMark = this.#lastTicket;
       this.stats.pages += 1;
-      const page = await this.#collection.page(cursor);
+      // Each time the request goes out (again, on a retry, whose answer is the one used) it can answer
+      // every read requested so far. Pages are fetched one at a time, so there is no doubt which.
+      const page = await this.#collection.page(cursor, () => {
+        this.#pageMark = this.#lastTicket;
+      });
       const mark = this.#pageMark;
       if (pages === 0) firstMark = mark;
       pages += 1;
@@ -218,55 +214,4 @@ export class ReadCoalescer<T extends { id: string }> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** The re-read after a write, which must find the object: its absence is an error, not "gone". */
-export async function readBack<T extends { id: string }>(reads: ReadCoalescer<T>, id: string): Promise<T> {
-  const found = await reads.read(id);
-  if (!found) throw new Error(`${id} was not found right after it was written`);
-  return found;
-}
-
-export interface Reads {
-  proxyUser: ReadCoalescer<ProxyUser>;
-  apiKey: ReadCoalescer<ApiKey>;
-  ipAllocation: ReadCoalescer<IpAllocation>;
-}
-
-const byClient = new WeakMap<ProxyClient, Reads>();
-const LIST_PATHS: Record<string, keyof Reads> = {
-  "/v1/proxy-users": "proxyUser",
-  "/v1/keys": "apiKey",
-  "/v1/ips": "ipAllocation",
-};
-
-/** The client's transport hook: only the coalescers send these list requests. */
-export function noteRequestSent(client: ProxyClient, event: TransportEvent): void {
-  if (event.type !== "request" || event.method !== "GET") return;
-  const kind = LIST_PATHS[event.path];
-  if (kind) byClient.get(client)?.[kind].pageSent();
-}
-
-/** The coalescers of one client: one rate-limit budget, one set of walks. */
-export function readsFor(client: ProxyClient): Reads {
-  let reads = byClient.get(client);
-  if (!reads) {
-    const limit = LIST_LIMIT_MAX;
-    reads = {
-      proxyUser: new ReadCoalescer({
-        page: (cursor) => client.proxyUsers.list({ limit, cursor }),
-        get: (id) => client.proxyUsers.get(id),
-      }),
-      apiKey: new ReadCoalescer({
-        page: (cursor) => client.keys.list({ limit, cursor }),
-        get: (id) => client.keys.get(id),
-      }),
-      ipAllocation: new ReadCoalescer({
-        page: (cursor) => client.ips.list({ limit, cursor }),
-        get: (id) => client.ips.get(id),
-      }),
-    };
-    byClient.set(client, reads);
-  }
-  return reads;
 }

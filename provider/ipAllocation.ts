@@ -1,70 +1,73 @@
-import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
 import { ConflictError, ErrorCode, type IpAllocation as WireAllocation } from "../sdk";
-import { CityName, CountryCode, IpPathSegment, IpProduct, ReplaceIpBody } from "../sdk/schemas";
-import { apiClient } from "./config";
-import { readBack, readsFor } from "./reads";
-import { CheckFailures, diffResult, explain, explained, isUnknown, PartialFailure, unlessGone } from "./shared";
+import { CityName, CountryCode, IpHealth, IpPathSegment, IpProduct, ReplaceIpBody, Timestamp } from "../sdk/schemas";
+import { providerContext } from "./context";
+import * as d from "./declaration";
+import { changed, explain, explained, readBackCreated, unlessGone } from "./shared";
 import stubs from "./stubs/ipAllocation";
 
-export interface IpAllocationArgs {
-  /** "isp" or "dedicated". Changing it replaces the allocation. */
-  product: pulumi.Input<"isp" | "dedicated">;
-  /** Two-letter country code, e.g. "de". Changing it replaces the allocation. */
-  country: pulumi.Input<string>;
-  /** Lowercase city name; any city of the country when absent. Changing it replaces the allocation. */
-  city?: pulumi.Input<string>;
-  /** Any change of this value swaps the address in place (same allocation id), using the settings below. */
-  replaceTrigger?: pulumi.Input<string>;
-  /** Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other". */
-  replaceReason?: pulumi.Input<string>;
-  /** Keep the replacement in the same city. */
-  keepCity?: pulumi.Input<boolean>;
-  /**
-   * The most a replacement may cost, in cents. Two replacements per allocation and month are free;
-   * later ones are refused unless this ceiling covers their prorated price.
-   */
-  maxReplacementChargeCents?: pulumi.Input<number>;
-  /** Take over the existing allocation with this id (alloc_…) or address instead of allocating one. */
-  adoptId?: pulumi.Input<string>;
-}
+const lowercase = (text: string) => text.trim().toLowerCase();
 
-interface Inputs {
-  product: "isp" | "dedicated";
-  country: string;
-  city?: string;
-  replaceTrigger?: string;
-  replaceReason: string;
-  keepCity: boolean;
-  maxReplacementChargeCents?: number;
-  adoptId?: string;
-}
-
-interface State extends Inputs {
-  allocationId: string;
-  ip: string;
-  asn: string;
-  health: string;
-  blacklists: number;
-  allocatedAt: string;
-  renewsAt: string;
-  replacementsThisMonth: number;
-  freeReplacementsRemaining: number;
-  lastReplacedIp?: string;
-  lastReplacementChargeCents?: number;
-}
+export const ipAllocation = d.declareResource({
+  inputs: {
+    /** "isp" or "dedicated". Changing it replaces the allocation. */
+    product: IpProduct,
+    /** Two-letter country code, e.g. "de". Changing it replaces the allocation. */
+    country: z.string().transform(lowercase).pipe(CountryCode),
+    /** Lowercase city name; any city of the country when absent. Changing it replaces the allocation. */
+    city: z.string().transform(lowercase).pipe(CityName).optional(),
+    /** Any change of this value swaps the address in place (same allocation id), using the settings below. */
+    replaceTrigger: d.Trigger.optional(),
+    /** Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other". */
+    replaceReason: ReplaceIpBody.shape.reason.default("other"),
+    /** Keep the replacement in the same city. */
+    keepCity: z.boolean().default(false),
+    /**
+     * The most a replacement may cost, in cents. Two replacements per allocation and month are free;
+     * later ones are refused unless this ceiling covers their prorated price.
+     */
+    maxReplacementChargeCents: ReplaceIpBody.shape.max_charge_cents,
+    /** Take over the existing allocation with this id (alloc_…) or address instead of allocating one. */
+    adoptId: IpPathSegment.optional(),
+  },
+  outputs: {
+    allocationId: z.string(),
+    ip: z.string(),
+    product: IpProduct,
+    country: z.string(),
+    /** The city asked for, or the one the API chose when none was. */
+    city: z.string(),
+    asn: z.string(),
+    health: IpHealth,
+    blacklists: z.number(),
+    allocatedAt: Timestamp,
+    renewsAt: Timestamp,
+    replacementsThisMonth: z.number(),
+    freeReplacementsRemaining: z.number(),
+    /** The address the last replacement by this stack retired; null before the first. */
+    lastReplacedIp: z.string().nullable(),
+    /** What the last replacement by this stack cost; null before the first. */
+    lastReplacementChargeCents: z.number().nullable(),
+  },
+  secretOutputs: [],
+});
+type Inputs = d.InputsOf<typeof ipAllocation>;
+type State = d.StateOf<typeof ipAllocation>;
+type Stored = d.StoredOf<typeof ipAllocation>;
+type LastReplacement = Pick<State, "lastReplacedIp" | "lastReplacementChargeCents">;
+const NEVER_REPLACED: LastReplacement = { lastReplacedIp: null, lastReplacementChargeCents: null };
 
 const label = (state: { ip?: string; country?: unknown; city?: unknown }) =>
   `IpAllocation ${state.ip ?? [state.country, state.city].filter((part) => typeof part === "string").join("/")}`;
 
-function toState(allocation: WireAllocation, inputs: Inputs, carried: Partial<State>): State {
-  return {
-    ...inputs,
-    ...(carried.lastReplacedIp !== undefined ? { lastReplacedIp: carried.lastReplacedIp } : {}),
-    ...(carried.lastReplacementChargeCents !== undefined
-      ? { lastReplacementChargeCents: carried.lastReplacementChargeCents }
-      : {}),
+function toState(allocation: WireAllocation, inputs: Inputs, last: LastReplacement): Stored {
+  return d.stateOf(ipAllocation, inputs, {
     allocationId: allocation.id,
     ip: allocation.ip,
+    // The inputs, not the API's view: a replacement elsewhere in the country is not a change of inputs.
+    product: inputs.product,
+    country: inputs.country,
+    city: inputs.city ?? allocation.city,
     asn: allocation.asn,
     health: allocation.health,
     blacklists: allocation.blacklists,
@@ -72,63 +75,20 @@ function toState(allocation: WireAllocation, inputs: Inputs, carried: Partial<St
     renewsAt: allocation.renews_at,
     replacementsThisMonth: allocation.replacements_this_month,
     freeReplacementsRemaining: allocation.free_replacements_remaining,
-  };
+    lastReplacedIp: last.lastReplacedIp,
+    lastReplacementChargeCents: last.lastReplacementChargeCents,
+  });
 }
 
-/** The inputs of state written by any version, with today's defaults filled in. */
-function inputsOf(state: Partial<State>): Inputs {
-  return { ...(state as State), replaceReason: state.replaceReason ?? "other", keepCity: state.keepCity === true };
-}
-
-export const ipAllocationHandler = {
-  async check(_olds: unknown, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult<Inputs>> {
-    const failures = new CheckFailures();
-    const lower = (value: unknown) => (typeof value === "string" ? value.trim().toLowerCase() : value);
-    failures.validate("product", IpProduct, news.product);
-    const country = lower(news.country);
-    failures.validate("country", CountryCode, country);
-    const city = lower(news.city);
-    if (city !== undefined) failures.validate("city", CityName, city);
-    const replaceReason = news.replaceReason ?? "other";
-    failures.validate("replaceReason", ReplaceIpBody.shape.reason, replaceReason);
-    if (news.keepCity !== undefined && !isUnknown(news.keepCity) && typeof news.keepCity !== "boolean") {
-      failures.add("keepCity", "keepCity must be true or false");
-    }
-    if (news.maxReplacementChargeCents !== undefined) {
-      failures.validate(
-        "maxReplacementChargeCents",
-        ReplaceIpBody.shape.max_charge_cents,
-        news.maxReplacementChargeCents,
-      );
-    }
-    if (news.adoptId !== undefined) failures.validate("adoptId", IpPathSegment, news.adoptId);
-    return failures.result({
-      product: news.product as Inputs["product"],
-      country: country as string,
-      ...(city !== undefined ? { city: city as string } : {}),
-      ...(news.replaceTrigger !== undefined ? { replaceTrigger: news.replaceTrigger as string } : {}),
-      replaceReason: replaceReason as string,
-      keepCity: news.keepCity === true,
-      ...(news.maxReplacementChargeCents !== undefined
-        ? { maxReplacementChargeCents: news.maxReplacementChargeCents as number }
-        : {}),
-      ...(news.adoptId !== undefined ? { adoptId: news.adoptId as string } : {}),
-    });
-  },
-
-  async diff(_id: string, oldState: Partial<State>, news: Inputs): Promise<pulumi.dynamic.DiffResult> {
-    const olds = inputsOf(oldState);
-    const replaces: string[] = (["product", "country"] as const).filter((key) => olds[key] !== news[key]);
+export const ipAllocationHandler = d.handlerFor(ipAllocation, {
+  diff: (olds, news) => ({
+    updates: changed(olds, news, ["replaceTrigger", "replaceReason", "keepCity", "maxReplacementChargeCents"]),
     // Without a city, any city of the country satisfies the inputs, so the address the API chose stays.
-    if (news.city !== undefined && news.city !== olds.city) replaces.push("city");
-    const updates = (["replaceTrigger", "replaceReason", "keepCity", "maxReplacementChargeCents"] as const).filter(
-      (key) => olds[key] !== news[key],
-    );
-    return diffResult(updates, replaces);
-  },
+    replaces: changed(olds, news, ["product", "country", ...(news.city === undefined ? [] : ["city" as const])]),
+  }),
 
-  async create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<State>> {
-    const client = apiClient();
+  async create(inputs) {
+    const { client, reads } = providerContext();
     if (inputs.adoptId) {
       const existing = await explained(`IpAllocation ${inputs.adoptId}`, "adopt it", client.ips.get(inputs.adoptId));
       const mismatch = (["product", "country", "city"] as const).filter(
@@ -140,109 +100,55 @@ export const ipAllocationHandler = {
           `IpAllocation ${existing.ip}: adoptId ${inputs.adoptId} has ${wanted}. Set the same values to adopt it.`,
         );
       }
-      return { id: existing.id, outs: toState(existing, { ...inputs, city: inputs.city ?? existing.city }, {}) };
+      return { id: existing.id, outs: toState(existing, inputs, NEVER_REPLACED) };
     }
-    const allocated = await explained(
-      label(inputs),
-      "allocate it",
-      client.ips.allocate({
-        product: inputs.product,
-        country: inputs.country,
-        ...(inputs.city ? { city: inputs.city } : {}),
-      }),
+    const body = { product: inputs.product, country: inputs.country, city: inputs.city };
+    const allocated = await explained(label(inputs), "allocate it", client.ips.allocate(body));
+    return readBackCreated(label(allocated), "allocating it", reads.ipAllocation, allocated, (allocation) =>
+      toState(allocation, inputs, NEVER_REPLACED),
     );
-    const fromCreate = toState(allocated, inputs, {});
-    try {
-      return {
-        id: allocated.id,
-        outs: toState(await readBack(readsFor(client).ipAllocation, allocated.id), inputs, {}),
-      };
-    } catch (error) {
-      throw new PartialFailure(
-        explain(label(allocated), "read it back after allocating it", error).message,
-        allocated.id,
-        { ...fromCreate },
-      );
-    }
   },
 
-  async read(id: string, olds: Partial<State>): Promise<pulumi.dynamic.ReadResult<State>> {
-    const allocation = await readsFor(apiClient()).ipAllocation.read(id);
-    return allocation ? { id, props: toState(allocation, inputsOf(olds), olds) } : {};
+  async read(id, olds) {
+    const allocation = await providerContext().reads.ipAllocation.read(id);
+    return allocation ? { id, props: toState(allocation, olds, olds) } : {};
   },
 
-  async update(id: string, oldState: Partial<State>, news: Inputs): Promise<pulumi.dynamic.UpdateResult<State>> {
-    const client = apiClient();
-    if (oldState.replaceTrigger === news.replaceTrigger) {
-      const current = await explained(label(oldState), "read it", client.ips.get(id));
-      return { outs: toState(current, news, oldState) };
+  async update(id, olds, news) {
+    const { client } = providerContext();
+    if (olds.replaceTrigger === news.replaceTrigger) {
+      return { outs: toState(await explained(label(olds), "read it", client.ips.get(id)), news, olds) };
     }
+    // Absent means "no charged replacement": the API then refuses anything beyond the free ones.
+    const ceiling = news.maxReplacementChargeCents ?? 0;
     try {
-      const result = await client.ips.replace(id, {
-        reason: news.replaceReason,
-        keep_city: news.keepCity,
-        // Absent means "no charged replacement": the API then refuses anything beyond the free ones.
-        max_charge_cents: news.maxReplacementChargeCents ?? 0,
-      });
-      return {
-        outs: toState(result.allocation, news, {
-          lastReplacedIp: result.replaced_ip,
-          lastReplacementChargeCents: result.charge?.amount_cents ?? 0,
-        }),
-      };
+      const body = { reason: news.replaceReason, keep_city: news.keepCity, max_charge_cents: ceiling };
+      const result = await client.ips.replace(id, body);
+      const last = { lastReplacedIp: result.replaced_ip, lastReplacementChargeCents: result.charge?.amount_cents ?? 0 };
+      return { outs: toState(result.allocation, news, last) };
     } catch (error) {
       if (error instanceof ConflictError && error.code === ErrorCode.enum.charge_exceeds_limit) {
         const cost = error.details?.charge_cents;
         throw new Error(
-          `${label(oldState)}: replacing it would cost ${cost} cents, above maxReplacementChargeCents (${news.maxReplacementChargeCents ?? "unset, so 0"}). ` +
+          `${label(olds)}: replacing it would cost ${cost} cents, above maxReplacementChargeCents (${news.maxReplacementChargeCents ?? "unset, so 0"}). ` +
             `This month's free replacements are used; raise maxReplacementChargeCents to at least ${cost} to allow a charged replacement.`,
           { cause: error },
         );
       }
-      throw explain(label(oldState), "replace its address", error);
+      throw explain(label(olds), "replace its address", error);
     }
   },
 
-  async delete(id: string, props: Partial<State>): Promise<void> {
+  async delete(id, olds) {
+    const { client } = providerContext();
     await explained(
-      label(props),
+      label(olds),
       "release it",
-      unlessGone(() => apiClient().ips.release(id)),
+      unlessGone(() => client.ips.release(id)),
     );
   },
-};
+});
 
+export type IpAllocationArgs = d.ArgsOf<typeof ipAllocation>;
 /** An allocated ISP or dedicated address. The resource id is the stable allocation id; `ip` may change. */
-export class IpAllocation extends pulumi.dynamic.Resource {
-  declare readonly allocationId: pulumi.Output<string>;
-  declare readonly ip: pulumi.Output<string>;
-  declare readonly product: pulumi.Output<"isp" | "dedicated">;
-  declare readonly country: pulumi.Output<string>;
-  declare readonly city: pulumi.Output<string>;
-  declare readonly asn: pulumi.Output<string>;
-  declare readonly health: pulumi.Output<"good" | "degraded" | "bad">;
-  declare readonly blacklists: pulumi.Output<number>;
-  declare readonly allocatedAt: pulumi.Output<string>;
-  declare readonly renewsAt: pulumi.Output<string>;
-  declare readonly replacementsThisMonth: pulumi.Output<number>;
-  declare readonly freeReplacementsRemaining: pulumi.Output<number>;
-  declare readonly lastReplacedIp: pulumi.Output<string | undefined>;
-  declare readonly lastReplacementChargeCents: pulumi.Output<number | undefined>;
-
-  constructor(name: string, args: IpAllocationArgs, opts?: pulumi.CustomResourceOptions) {
-    const outputs = {
-      allocationId: undefined,
-      ip: undefined,
-      asn: undefined,
-      health: undefined,
-      blacklists: undefined,
-      allocatedAt: undefined,
-      renewsAt: undefined,
-      replacementsThisMonth: undefined,
-      freeReplacementsRemaining: undefined,
-      lastReplacedIp: undefined,
-      lastReplacementChargeCents: undefined,
-    };
-    super(stubs, name, { ...outputs, city: undefined, ...args }, opts, "proxy", "IpAllocation");
-  }
-}
+export class IpAllocation extends d.resourceClass(ipAllocation, stubs, "IpAllocation") {}

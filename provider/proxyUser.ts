@@ -1,86 +1,83 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
 import type { ProxyUser as WireProxyUser } from "../sdk";
-import { Gigabytes, LimitsInput, ProxyUserId, ProxyUserName } from "../sdk/schemas";
-import { apiClient } from "./config";
-import { readBack, readsFor } from "./reads";
-import { CheckFailures, diffResult, explain, explained, isUnknown, PartialFailure, same, unlessGone } from "./shared";
+import { dailyWithinMonthly, Gigabytes, ProxyUserId, ProxyUserName, Timestamp } from "../sdk/schemas";
+import { providerContext } from "./context";
+import * as d from "./declaration";
+import { changed, explained, readBackCreated, same, unlessGone } from "./shared";
 import stubs from "./stubs/proxyUser";
 
-export interface TrafficLimits {
-  /** Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling. */
-  dailyGb?: number | null;
-  /** Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling. */
-  monthlyGb?: number | null;
-}
+const Limits = z
+  .strictObject(
+    {
+      /** Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling. */
+      dailyGb: Gigabytes.default(null),
+      /** Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling. */
+      monthlyGb: Gigabytes.default(null),
+    },
+    {
+      error: (issue) => (issue.code === "unrecognized_keys" ? "is not a limit; use dailyGb and monthlyGb" : undefined),
+    },
+  )
+  .refine((limits) => dailyWithinMonthly({ daily_gb: limits.dailyGb, monthly_gb: limits.monthlyGb }), {
+    path: ["dailyGb"],
+    error: (issue) => {
+      const limits = issue.input as { dailyGb: number; monthlyGb: number };
+      return `(${limits.dailyGb}) must not exceed limits.monthlyGb (${limits.monthlyGb})`;
+    },
+  });
+export type TrafficLimits = z.input<typeof Limits>;
 
-export interface ProxyUserArgs {
-  /** Gateway login: 1–63 of a-z, 0-9 and '-', starting with a letter. Changing it replaces the user. */
-  name: pulumi.Input<string>;
-  /** Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling". */
-  limits?: pulumi.Input<TrafficLimits>;
-  /** Whether the user may use the gateways (default true), updated in place. */
-  enabled?: pulumi.Input<boolean>;
-  /**
-   * A user disabled out of band (an emergency disable) stays disabled even though `enabled` is true,
-   * so `pulumi up` never silently undoes it. Change this value to acknowledge and re-enable.
-   */
-  reenableTrigger?: pulumi.Input<string>;
-  /** Take over the existing proxy user with this id (pu_…) instead of creating one. */
-  adoptId?: pulumi.Input<string>;
-}
+export const proxyUser = d.declareResource({
+  inputs: {
+    /** Gateway login: 1–63 of a-z, 0-9 and '-', starting with a letter. Changing it replaces the user. */
+    name: ProxyUserName,
+    /** Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling". */
+    limits: Limits.default({ dailyGb: null, monthlyGb: null }),
+    /** Whether the user may use the gateways (default true), updated in place. */
+    enabled: z.boolean().default(true),
+    /**
+     * A user disabled out of band (an emergency disable) stays disabled even though `enabled` is true,
+     * so `pulumi up` never silently undoes it. Change this value to acknowledge and re-enable.
+     */
+    reenableTrigger: d.Trigger.optional(),
+    /** Take over the existing proxy user with this id (pu_…) instead of creating one. */
+    adoptId: ProxyUserId.optional(),
+  },
+  outputs: {
+    proxyUserId: z.string(),
+    name: z.string(),
+    username: z.string(),
+    /** Returned once by the API at creation; null for adopted users. */
+    password: z.string().nullable(),
+    limits: z.object({ dailyGb: z.number().nullable(), monthlyGb: z.number().nullable() }),
+    enabled: z.boolean(),
+    /** True while the user is disabled by someone other than this stack. */
+    disabledOutOfBand: z.boolean().default(false),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  secretOutputs: ["password"],
+});
+type Inputs = d.InputsOf<typeof proxyUser>;
+type State = d.StateOf<typeof proxyUser>;
+type Stored = d.StoredOf<typeof proxyUser>;
 
-/** The normalized inputs `check` returns and the outputs stored in state. */
-interface Inputs {
-  name: string;
-  limits: { dailyGb: number | null; monthlyGb: number | null };
-  enabled: boolean;
-  reenableTrigger?: string;
-  adoptId?: string;
-}
+const label = (name: unknown) => `ProxyUser "${typeof name === "string" ? name : "?"}"`;
+const toWireLimits = (limits: Inputs["limits"]) => ({ daily_gb: limits.dailyGb, monthly_gb: limits.monthlyGb });
 
-interface State extends Inputs {
-  proxyUserId: string;
-  username: string;
-  password?: string;
-  createdAt: string;
-  updatedAt: string;
-  /** True while the user is disabled by someone other than this stack. */
-  disabledOutOfBand: boolean;
-}
-
-function label(name: unknown): string {
-  return `ProxyUser "${typeof name === "string" ? name : "?"}"`;
-}
-
-function toWireLimits(limits: Inputs["limits"]) {
-  return { daily_gb: limits.dailyGb, monthly_gb: limits.monthlyGb };
-}
-
-/** Builds state from the API object; what the API never returns again is carried from `previous`. */
-function toState(user: WireProxyUser, inputs: Inputs, previous: Partial<State>, disabledOutOfBand: boolean): State {
-  return {
+function toState(user: WireProxyUser, inputs: Inputs, password: string | null, disabledOutOfBand: boolean): Stored {
+  return d.stateOf(proxyUser, inputs, {
+    proxyUserId: user.id,
     name: user.name,
+    username: user.username,
+    password,
     limits: { dailyGb: user.limits.daily_gb, monthlyGb: user.limits.monthly_gb },
     enabled: user.enabled,
-    ...(inputs.reenableTrigger !== undefined ? { reenableTrigger: inputs.reenableTrigger } : {}),
-    ...(inputs.adoptId !== undefined ? { adoptId: inputs.adoptId } : {}),
-    proxyUserId: user.id,
-    username: user.username,
-    ...(previous.password !== undefined ? { password: previous.password } : {}),
+    disabledOutOfBand,
     createdAt: user.created_at,
     updatedAt: user.updated_at,
-    disabledOutOfBand,
-  };
-}
-
-/** State written by any earlier version may lack newer fields; read it through this. */
-function normalizeState(props: Partial<State>): State {
-  return {
-    ...(props as State),
-    limits: { dailyGb: props.limits?.dailyGb ?? null, monthlyGb: props.limits?.monthlyGb ?? null },
-    enabled: props.enabled !== false,
-    disabledOutOfBand: props.disabledOutOfBand === true,
-  };
+  });
 }
 
 /**
@@ -93,152 +90,74 @@ function wantsEnabledWrite(olds: State, news: Inputs): boolean {
   return !olds.disabledOutOfBand || news.reenableTrigger !== olds.reenableTrigger;
 }
 
-export const proxyUserHandler = {
-  async check(_olds: unknown, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult<Inputs>> {
-    const failures = new CheckFailures();
-    failures.validate("name", ProxyUserName, news.name);
-    const limitsKnown = !isUnknown(news.limits);
-    const rawLimits = (limitsKnown ? (news.limits ?? {}) : {}) as Record<string, unknown>;
-    const limits = (
-      limitsKnown ? { dailyGb: rawLimits.dailyGb ?? null, monthlyGb: rawLimits.monthlyGb ?? null } : news.limits
-    ) as Inputs["limits"];
-    if (limitsKnown) {
-      for (const key of Object.keys(rawLimits)) {
-        if (key !== "dailyGb" && key !== "monthlyGb")
-          failures.add(`limits.${key}`, `limits.${key} is not a limit; use dailyGb and monthlyGb`);
-      }
-      const daily = failures.validate("limits.dailyGb", Gigabytes, limits.dailyGb);
-      const monthly = failures.validate("limits.monthlyGb", Gigabytes, limits.monthlyGb);
-      if (daily != null && monthly != null && !LimitsInput.safeParse(toWireLimits(limits)).success) {
-        failures.add("limits.dailyGb", `limits.dailyGb (${daily}) must not exceed limits.monthlyGb (${monthly})`);
-      }
-    }
-    if (news.enabled !== undefined && !isUnknown(news.enabled) && typeof news.enabled !== "boolean") {
-      failures.add("enabled", "enabled must be true or false");
-    }
-    if (news.adoptId !== undefined) failures.validate("adoptId", ProxyUserId, news.adoptId);
-    return failures.result({
-      name: news.name as string,
-      limits,
-      enabled: news.enabled !== false,
-      ...(news.reenableTrigger !== undefined ? { reenableTrigger: news.reenableTrigger as string } : {}),
-      ...(news.adoptId !== undefined ? { adoptId: news.adoptId as string } : {}),
-    });
-  },
+/** The PATCH that makes the user match the inputs: only what differs, `enabled` only where allowed. */
+function alignment(current: { limits: Inputs["limits"] }, news: Inputs, writeEnabled: boolean) {
+  return {
+    ...(same(current.limits, news.limits) ? {} : { limits: toWireLimits(news.limits) }),
+    ...(writeEnabled ? { enabled: news.enabled } : {}),
+  };
+}
 
-  async diff(_id: string, oldProps: Partial<State>, news: Inputs): Promise<pulumi.dynamic.DiffResult> {
-    const olds = normalizeState(oldProps);
-    const updates: string[] = [];
-    if (!same(olds.limits, news.limits)) updates.push("limits");
-    if (wantsEnabledWrite(olds, news)) updates.push("enabled");
-    if (news.reenableTrigger !== olds.reenableTrigger) updates.push("reenableTrigger");
-    return diffResult(updates, olds.name === news.name ? [] : ["name"]);
-  },
+export const proxyUserHandler = d.handlerFor(proxyUser, {
+  diff: (olds, news) => ({
+    updates: [
+      ...changed(olds, news, ["limits", "reenableTrigger"]),
+      ...(wantsEnabledWrite(olds, news) ? ["enabled"] : []),
+    ],
+    replaces: changed(olds, news, ["name"]),
+  }),
 
-  async create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<State>> {
-    const client = apiClient();
-    if (inputs.adoptId) return adopt(inputs);
-    const created = await explained(
-      label(inputs.name),
-      "create it",
-      client.proxyUsers.create({ name: inputs.name, limits: toWireLimits(inputs.limits), enabled: inputs.enabled }),
+  async create(inputs) {
+    const { client, reads } = providerContext();
+    if (inputs.adoptId) return adopt(inputs, inputs.adoptId);
+    const body = { name: inputs.name, limits: toWireLimits(inputs.limits), enabled: inputs.enabled };
+    const created = await explained(label(inputs.name), "create it", client.proxyUsers.create(body));
+    return readBackCreated(label(inputs.name), "creating it", reads.proxyUser, created, (user) =>
+      toState(user, inputs, created.password, false),
     );
-    const fromCreate = toState(created, inputs, { password: created.password }, false);
-    try {
-      const reread = await readBack(readsFor(client).proxyUser, created.id);
-      return { id: created.id, outs: toState(reread, inputs, fromCreate, false) };
-    } catch (error) {
-      throw new PartialFailure(
-        explain(label(inputs.name), "read it back after creating it", error).message,
-        created.id,
-        { ...fromCreate },
-      );
-    }
   },
 
-  async read(id: string, oldProps: Partial<State>): Promise<pulumi.dynamic.ReadResult<State>> {
-    const olds = normalizeState(oldProps);
-    const user = await readsFor(apiClient()).proxyUser.read(id);
+  async read(id, olds) {
+    const user = await providerContext().reads.proxyUser.read(id);
     if (!user) return {};
     const disabledOutOfBand = !user.enabled && (olds.enabled || olds.disabledOutOfBand);
-    return { id, props: toState(user, olds, olds, disabledOutOfBand) };
+    return { id, props: toState(user, olds, olds.password, disabledOutOfBand) };
   },
 
-  async update(id: string, oldProps: Partial<State>, news: Inputs): Promise<pulumi.dynamic.UpdateResult<State>> {
-    const olds = normalizeState(oldProps);
+  async update(id, olds, news) {
+    const { client } = providerContext();
     const writeEnabled = wantsEnabledWrite(olds, news);
-    const body = {
-      ...(same(olds.limits, news.limits) ? {} : { limits: toWireLimits(news.limits) }),
-      ...(writeEnabled ? { enabled: news.enabled } : {}),
-    };
-    const client = apiClient();
-    const user = await explained(
-      label(olds.name),
-      "update it",
-      Object.keys(body).length > 0 ? client.proxyUsers.update(id, body) : client.proxyUsers.get(id),
-    );
+    const body = alignment(olds, news, writeEnabled);
+    const write = Object.keys(body).length > 0 ? client.proxyUsers.update(id, body) : client.proxyUsers.get(id);
+    const user = await explained(label(olds.name), "update it", write);
     const heldDisabled = !user.enabled && news.enabled && !writeEnabled;
-    return { outs: toState(user, news, olds, heldDisabled) };
+    return { outs: toState(user, news, olds.password, heldDisabled) };
   },
 
-  async delete(id: string, props: Partial<State>): Promise<void> {
+  async delete(id, olds) {
+    const { client } = providerContext();
     await explained(
-      label(props.name),
+      label(olds.name),
       "delete it",
-      unlessGone(() => apiClient().proxyUsers.delete(id)),
+      unlessGone(() => client.proxyUsers.delete(id)),
     );
   },
-};
+});
 
 /** Adoption: the object already exists, so create only aligns it with the inputs. */
-async function adopt(inputs: Inputs): Promise<pulumi.dynamic.CreateResult<State>> {
-  const client = apiClient();
-  const id = inputs.adoptId as string;
+async function adopt(inputs: Inputs, id: string): Promise<pulumi.dynamic.CreateResult<Stored>> {
+  const { client } = providerContext();
   const existing = await explained(label(inputs.name), `adopt ${id}`, client.proxyUsers.get(id));
   if (existing.name !== inputs.name) {
     throw new Error(
       `${label(inputs.name)}: adoptId ${id} is the proxy user "${existing.name}". Set name to "${existing.name}" to adopt it.`,
     );
   }
-  const current = toState(existing, inputs, {}, false);
-  const body = {
-    ...(same(current.limits, inputs.limits) ? {} : { limits: toWireLimits(inputs.limits) }),
-    ...(current.enabled === inputs.enabled ? {} : { enabled: inputs.enabled }),
-  };
+  const body = alignment(toState(existing, inputs, null, false), inputs, existing.enabled !== inputs.enabled);
   const aligned = Object.keys(body).length > 0 ? await client.proxyUsers.update(id, body) : existing;
-  return { id, outs: toState(aligned, inputs, {}, false) };
+  return { id, outs: toState(aligned, inputs, null, false) };
 }
 
+export type ProxyUserArgs = d.ArgsOf<typeof proxyUser>;
 /** A gateway login with traffic ceilings. The gateway password is a secret output. */
-export class ProxyUser extends pulumi.dynamic.Resource {
-  declare readonly proxyUserId: pulumi.Output<string>;
-  declare readonly name: pulumi.Output<string>;
-  declare readonly username: pulumi.Output<string>;
-  /** Returned once by the API at creation; absent for adopted users. */
-  declare readonly password: pulumi.Output<string | undefined>;
-  declare readonly limits: pulumi.Output<{ dailyGb: number | null; monthlyGb: number | null }>;
-  declare readonly enabled: pulumi.Output<boolean>;
-  declare readonly disabledOutOfBand: pulumi.Output<boolean>;
-  declare readonly createdAt: pulumi.Output<string>;
-  declare readonly updatedAt: pulumi.Output<string>;
-
-  constructor(name: string, args: ProxyUserArgs, opts?: pulumi.CustomResourceOptions) {
-    const outputs = {
-      proxyUserId: undefined,
-      username: undefined,
-      password: undefined,
-      disabledOutOfBand: undefined,
-      createdAt: undefined,
-      updatedAt: undefined,
-    };
-    // Optional inputs are outputs too: without a key here, `user.enabled` would be undefined when omitted.
-    super(
-      stubs,
-      name,
-      { ...outputs, limits: undefined, enabled: undefined, ...args },
-      { ...opts, additionalSecretOutputs: ["password", ...(opts?.additionalSecretOutputs ?? [])] },
-      "proxy",
-      "ProxyUser",
-    );
-  }
-}
+export class ProxyUser extends d.resourceClass(proxyUser, stubs, "ProxyUser") {}

@@ -1,50 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { z } from "zod";
 import { ApiError, ConflictError, ErrorCode, isNotFound, PermissionDeniedError } from "../sdk";
-
-/** The engine's placeholder for a value that is not known until an apply, as seen by a dynamic provider. */
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
-export function isUnknown(value: unknown): boolean {
-  return value === UNKNOWN;
-}
-
-/** Collects check failures, one per property, so a preview reports every bad input at once. */
-export class CheckFailures {
-  readonly failures: pulumi.dynamic.CheckFailure[] = [];
-
-  add(property: string, reason: string): void {
-    this.failures.push({ property, reason });
-  }
-
-  /**
-   * Validates a known value against one of the SDK's wire schemas, so the provider enforces exactly the
-   * bounds the API does. Unknown values (outputs of other resources during preview) pass.
-   */
-  validate<T>(property: string, schema: z.ZodType<T>, value: unknown): T | undefined {
-    if (isUnknown(value)) return undefined;
-    const parsed = schema.safeParse(value);
-    if (parsed.success) return parsed.data;
-    for (const issue of parsed.error.issues) {
-      const where = [property, ...issue.path.map(String)].join(".");
-      this.add(where, `${where} ${issue.message}${describeValue(value, issue.path)}`);
-    }
-    return undefined;
-  }
-
-  result<T>(inputs: T): pulumi.dynamic.CheckResult<T> {
-    return this.failures.length > 0 ? { failures: this.failures } : { inputs };
-  }
-}
-
-function describeValue(value: unknown, path: PropertyKey[]): string {
-  let current: unknown = value;
-  for (const key of path) current = (current as Record<PropertyKey, unknown> | undefined)?.[key];
-  if (typeof current === "number" && !Number.isNaN(current)) return ` (got ${current})`;
-  if (typeof current === "string") return ` (got ${JSON.stringify(current.slice(0, 80))})`;
-  if (typeof current === "number") return " (got NaN)";
-  return "";
-}
+import type { ReadCoalescer } from "./coalescer";
 
 /** Equality for JSON-like property values; null and undefined both mean "not set". */
 export function same(a: unknown, b: unknown): boolean {
@@ -55,9 +11,13 @@ export function same(a: unknown, b: unknown): boolean {
   return [...keys].every((key) => same((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
 }
 
-/** Builds a DiffResult from the properties that update in place and those that force a replacement. */
-export function diffResult(updates: string[], replaces: string[]): pulumi.dynamic.DiffResult {
-  return { changes: updates.length + replaces.length > 0, replaces, deleteBeforeReplace: false };
+/** The properties among `keys` whose new value differs from the old one. */
+export function changed<K extends string>(
+  olds: Partial<Record<K, unknown>>,
+  news: Partial<Record<K, unknown>>,
+  keys: readonly K[],
+): K[] {
+  return keys.filter((key) => !same(olds[key], news[key]));
 }
 
 /**
@@ -73,6 +33,28 @@ export class PartialFailure extends Error {
   ) {
     super(message);
     this.name = "PartialFailure";
+  }
+}
+
+/**
+ * The end of every create: the object is read again (through the coalescer, so a burst of creates
+ * shares list pages), and when that read fails the error keeps the id, so the engine records the
+ * object instead of orphaning it.
+ */
+export async function readBackCreated<T extends { id: string }, S extends object>(
+  resource: string,
+  action: string,
+  reads: ReadCoalescer<T>,
+  created: T,
+  toState: (object: T) => S,
+): Promise<pulumi.dynamic.CreateResult<S>> {
+  try {
+    const found = await reads.read(created.id);
+    if (!found) throw new Error(`${created.id} was not found right after it was written`);
+    return { id: created.id, outs: toState(found) };
+  } catch (error) {
+    const message = explain(resource, `read it back after ${action}`, error).message;
+    throw new PartialFailure(message, created.id, { ...toState(created) } as Record<string, unknown>);
   }
 }
 

@@ -16,7 +16,9 @@ export const CityName = z
 export const Ipv4 = z.ipv4();
 
 /** An `{ip}` path segment: the current address or the stable allocation id. */
-export const IpPathSegment = z.union([Ipv4, AllocationId]);
+export const IpPathSegment = z.union([Ipv4, AllocationId], {
+  error: "must be an IPv4 address or an allocation id (alloc_<token>)",
+});
 
 export const REPLACEMENT_REASON_MAX = 200;
 

@@ -10,7 +10,7 @@ export const SCOPES = [
   "billing:write",
   "keys:write",
 ] as const;
-export const Scope = z.enum(SCOPES);
+export const Scope = z.enum(SCOPES, { error: `is not a scope; use one of ${SCOPES.join(", ")}` });
 export type Scope = z.infer<typeof Scope>;
 
 export const GRACE_HOURS_MAX = 168;

@@ -62,6 +62,64 @@ describe("check rejects bad input with a reason per property", () => {
     expect(await failuresOf("ipAllocation", news)).toContainEqual({ property, reason: expect.stringMatching(reason) });
   });
 
+  it.each([
+    ["proxyUser", { name: 5, limits: "big", enabled: "no", adoptId: "x" }],
+    ["proxyUser", { name: "ok", limits: { dailyGb: "5", monthlyGb: -1, weeklyGb: 1 } }],
+    ["apiKey", { name: "", scopes: "usage:read", graceHours: "24", expiresAt: 5, adoptId: "pu_123456" }],
+    ["apiKey", { name: "k".repeat(64), scopes: [7], rotationTrigger: {} }],
+    [
+      "ipAllocation",
+      {
+        product: "mobile",
+        country: 7,
+        city: "Berlin!",
+        keepCity: "yes",
+        maxReplacementChargeCents: 1.5,
+        adoptId: "zz",
+      },
+    ],
+  ] as const)("words every %s failure plainly, naming the field and never in zod's terms", async (kind, news) => {
+    const failures = await failuresOf(kind, news);
+    expect(failures.length).toBeGreaterThanOrEqual(Object.keys(news).length - 1);
+    for (const { property, reason } of failures) {
+      expect(reason.startsWith(`${property} `)).toBe(true);
+      expect(reason).not.toMatch(/expected|received|Invalid|Too (small|big)|Unrecognized|>=|<=/);
+    }
+  });
+
+  it("states the allowed values and the bound in words", async () => {
+    const ip = await failuresOf("ipAllocation", { product: "mobile", country: "de", maxReplacementChargeCents: 1.5 });
+    expect(ip).toEqual([
+      { property: "product", reason: 'product must be one of isp, dedicated (got "mobile")' },
+      { property: "maxReplacementChargeCents", reason: "maxReplacementChargeCents must be a whole number (got 1.5)" },
+    ]);
+    expect(await failuresOf("proxyUser", { name: "ok", limits: "big" })).toEqual([
+      { property: "limits", reason: 'limits must be an object (got "big")' },
+    ]);
+  });
+
+  it("refuses an expiry in the past at preview, but not one already deployed that has since passed", async () => {
+    const past = { name: "k", scopes: ["usage:read"], expiresAt: "2001-01-01T00:00:00Z" };
+    expect(await failuresOf("apiKey", past)).toEqual([
+      { property: "expiresAt", reason: 'expiresAt must be in the future (got "2001-01-01T00:00:00.000Z")' },
+    ]);
+    expect(await handlers.apiKey.check!({ ...past, graceHours: 24 }, past)).toMatchObject({
+      inputs: { expiresAt: "2001-01-01T00:00:00.000Z" },
+    });
+    const future = { ...past, expiresAt: new Date(Date.now() + 86_400_000).toISOString() };
+    expect(await failuresOf("apiKey", future)).toEqual([]);
+  });
+
+  it("lets values the engine does not know yet pass, to be checked once known", async () => {
+    const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+    expect(await failuresOf("apiKey", { name: unknown, scopes: ["usage:read", unknown], expiresAt: unknown })).toEqual(
+      [],
+    );
+    expect(await failuresOf("proxyUser", { name: "ok", limits: { dailyGb: unknown, monthlyGb: -1 } })).toEqual([
+      { property: "limits.monthlyGb", reason: "limits.monthlyGb must be at least 0 (got -1)" },
+    ]);
+  });
+
   it("normalizes what it accepts, so diffs compare like with like", async () => {
     expect(await handlers.apiKey.check!({}, { name: "k", scopes: ["keys:write", "usage:read"] })).toEqual({
       inputs: { name: "k", scopes: ["usage:read", "keys:write"], graceHours: 24 },
@@ -101,6 +159,11 @@ describe("check through the engine", () => {
       "IpAllocation",
       () => new IpAllocation("bad-ip", { product: "isp", country: "germany" }),
       [/country must be a lowercase two-letter country code \(got "germany"\)/],
+    ],
+    [
+      "ApiKey that has expired",
+      () => new ApiKey("expired-key", { name: "k", scopes: ["usage:read"], expiresAt: "2020-01-01T00:00:00Z" }),
+      [/resource 'expired-key': property expiresAt .*must be in the future/],
     ],
   ] as const)("fails the preview of a %s with every reason, before any API call", async (_kind, resource, reasons) => {
     declare = resource;

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { ReadCoalescer } from "../../provider/reads";
+import { ReadCoalescer } from "../../provider/coalescer";
 import type { Page } from "../../sdk";
 import { errorFromResponse } from "../../sdk/core/errors";
 
@@ -10,7 +10,7 @@ interface Item {
 
 /**
  * A list endpoint as the API has it: creation order, 200 per page, cursors that point after an item.
- * A page is "sent" when `send` lets it: the coalescer hears of it as it would from the transport, and
+ * A page is "sent" when `send` lets it: the coalescer hears of it through `onSend`, as the SDK calls it, and
  * the page shows the objects as they are at that moment.
  */
 class FakeCollection {
@@ -23,7 +23,10 @@ class FakeCollection {
   #seq = 0;
   #held: (() => void)[] = [];
   holdPages = false;
-  readonly coalescer = new ReadCoalescer<Item>({ page: (cursor) => this.#page(cursor), get: (id) => this.#get(id) });
+  readonly coalescer = new ReadCoalescer<Item>({
+    page: (cursor, onSend) => this.#page(cursor, onSend),
+    get: (id) => this.#get(id),
+  });
 
   create(count: number): string[] {
     return Array.from({ length: count }, () => {
@@ -46,10 +49,10 @@ class FakeCollection {
     return this.#held.length;
   }
 
-  async #page(cursor: string | undefined): Promise<Page<Item>> {
+  async #page(cursor: string | undefined, onSend: () => void): Promise<Page<Item>> {
     this.calls.pages += 1;
     if (this.holdPages) await new Promise<void>((resolve) => this.#held.push(resolve));
-    this.coalescer.pageSent();
+    onSend();
     if (this.failPages) throw new Error("503 from the list");
     const [seq, epoch] = (cursor ?? `0.${this.#epoch}`).split(".").map(Number);
     if (epoch !== this.#epoch) throw new Error("400: cursor has expired");

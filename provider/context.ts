@@ -1,0 +1,75 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { type ApiKey, type IpAllocation, ProxyClient, type ProxyUser } from "../sdk";
+import { LIST_LIMIT_MAX } from "../sdk/schemas/common";
+import { ReadCoalescer } from "./coalescer";
+
+/**
+ * What every resource method of one provider process shares: one client, so pacing sees every
+ * request of the key, and one set of coalesced reads, so one walk of a list answers every resource.
+ *
+ * Credentials live only in the provider process: `configure` receives the stack config there, and
+ * the environment is the fallback. Nothing here is ever captured into the serialized provider.
+ */
+export interface ProviderContext {
+  client: ProxyClient;
+  reads: Reads;
+}
+
+export interface Reads {
+  proxyUser: ReadCoalescer<ProxyUser>;
+  apiKey: ReadCoalescer<ApiKey>;
+  ipAllocation: ReadCoalescer<IpAllocation>;
+}
+
+interface Credentials {
+  apiUrl?: string | undefined;
+  apiKey?: string | undefined;
+}
+
+let fromConfig: Credentials = {};
+let current: { identity: string; context: ProviderContext } | undefined;
+
+export function configure(request: pulumi.dynamic.ConfigureRequest): void {
+  fromConfig = { apiUrl: request.config.get("proxy:apiUrl"), apiKey: request.config.get("proxy:apiKey") };
+}
+
+/** The context for the configured credentials, made on first use (a method that needs no API never fails). */
+export function providerContext(): ProviderContext {
+  const apiUrl = fromConfig.apiUrl || process.env.PROXY_API_URL;
+  const apiKey = fromConfig.apiKey || process.env.PROXY_API_KEY;
+  if (!apiUrl) {
+    throw new Error(
+      "pulumi-proxy: no API URL is configured. Run `pulumi config set proxy:apiUrl https://…` or set PROXY_API_URL.",
+    );
+  }
+  if (!apiKey) {
+    throw new Error(
+      "pulumi-proxy: no API key is configured. Run `pulumi config set --secret proxy:apiKey live_…` or set PROXY_API_KEY.",
+    );
+  }
+  const identity = `${apiUrl}\u0000${apiKey}`;
+  if (current?.identity !== identity) {
+    const client = new ProxyClient({ baseUrl: apiUrl, apiKey, userAgent: "pulumi-proxy-provider" });
+    current = { identity, context: { client, reads: coalescedReads(client) } };
+  }
+  return current.context;
+}
+
+/** Each coalescer walks its collection with full pages, and learns from the SDK when a page went out. */
+function coalescedReads(client: ProxyClient): Reads {
+  const limit = LIST_LIMIT_MAX;
+  return {
+    proxyUser: new ReadCoalescer({
+      page: (cursor, onSend) => client.proxyUsers.list({ limit, cursor }, { onSend }),
+      get: (id) => client.proxyUsers.get(id),
+    }),
+    apiKey: new ReadCoalescer({
+      page: (cursor, onSend) => client.keys.list({ limit, cursor }, { onSend }),
+      get: (id) => client.keys.get(id),
+    }),
+    ipAllocation: new ReadCoalescer({
+      page: (cursor, onSend) => client.ips.list({ limit, cursor }, { onSend }),
+      get: (id) => client.ips.get(id),
+    }),
+  };
+}
