@@ -72,13 +72,17 @@ export function resourceClass<D extends Declaration>(
   } as never;
 }
 
-/** State to store: the inputs, then the outputs (which win where both name a property). */
+/**
+ * State to store: the inputs, then the outputs (which win where both name a property). Absent
+ * inputs are left out: the engine's wire format has no "undefined".
+ */
 export function stateOf<D extends Declaration>(
   _declaration: D,
   inputs: InputsOf<D>,
   outputs: OutputValues<D>,
 ): StoredOf<D> {
-  return { ...inputs, ...outputs } as StoredOf<D>;
+  const state = Object.entries({ ...inputs, ...outputs }).filter(([, value]) => value !== undefined);
+  return Object.fromEntries(state) as StoredOf<D>;
 }
 
 /**
@@ -93,7 +97,9 @@ export function upgradeState<D extends Declaration>(declaration: D, props: Recor
   for (const [key, field] of fields as [string, z.ZodType][]) {
     let parsed = field.safeParse(state[key]);
     if (!parsed.success && state[key] == null) parsed = field.safeParse(state[key] === null ? undefined : null);
-    if (parsed.success) state[key] = parsed.data;
+    if (!parsed.success) continue;
+    if (parsed.data === undefined) delete state[key];
+    else state[key] = parsed.data;
   }
   return state as StateOf<D>;
 }
