@@ -12,7 +12,7 @@ import type { z } from "zod";
 /** The engine's placeholder for a value that is not known until an apply, as seen by a dynamic provider. */
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
-export function isUnknown(value: unknown): boolean {
+function isUnknown(value: unknown): boolean {
   return value === UNKNOWN;
 }
 
@@ -64,7 +64,7 @@ function at(value: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /** `limits.dailyGb`, `scopes[0]`: the engine's property path syntax. */
-export function propertyPath(path: readonly PropertyKey[]): string {
+function propertyPath(path: readonly PropertyKey[]): string {
   return path
     .map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`))
     .join("");
@@ -108,7 +108,7 @@ const FORMATS: Record<string, string> = {
  * Plain wording for what a schema leaves to zod's defaults ("expected int, received number"). A
  * message the schema gives itself takes precedence: zod consults this only where there is none.
  */
-export function plainMessage(issue: z.core.$ZodRawIssue): string {
+function plainMessage(issue: z.core.$ZodRawIssue): string {
   switch (issue.code) {
     case "invalid_type":
       if (issue.input === undefined) return "is required";
