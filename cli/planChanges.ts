@@ -48,9 +48,8 @@ function notesFor(step: PlannedStep): string[] {
   }
   if (step.type === "proxy:IpAllocation") {
     if (step.op === "update" && olds.replaceTrigger !== news.replaceTrigger) {
-      notes.push(
-        `address ${text(olds.ip ?? "?")} replaced in place (same allocation), reason "${text(news.replaceReason ?? "other")}"`,
-      );
+      // The address itself may have changed outside Pulumi since; the cost section names the live one.
+      notes.push(`address replaced in place (same allocation), reason "${text(news.replaceReason ?? "other")}"`);
     }
     if (step.op === "replace") notes.push(`a new allocation replaces ${text(olds.ip ?? "?")}, which is released`);
     if (step.op === "delete") notes.push(`address ${text(olds.ip ?? "?")} released; releasing refunds nothing`);

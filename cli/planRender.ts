@@ -22,6 +22,9 @@ const MARKDOWN: Style = {
   bullet: "- ",
 };
 
+/** Reasons and impacts are written as clauses; in a list they start a sentence. */
+const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+
 /** A marker the PR workflow finds to update its comment in place instead of adding one per push. */
 export const markdownMarker = (stack: string) => `<!-- pulumi-proxy-plan stack=${stack} -->`;
 
@@ -59,7 +62,7 @@ function costLines(plan: PlanJson, s: Style): string[] {
   const lines = cost.items.map((item) => {
     const amount = formatDollars(item.amountCents);
     const shown = item.willBeRefused ? `${amount}, not charged` : amount;
-    return `${s.bullet}${s.code(item.name)} ${item.kind}: ${shown} — ${costStatus(item, s)}. ${item.reason}.`;
+    return `${s.bullet}${s.code(item.name)} ${item.kind}: ${shown} — ${costStatus(item, s)}. ${sentence(item.reason)}`;
   });
   return [
     s.heading(title),
@@ -78,14 +81,15 @@ function scopesText(scopes: string[], highlight: string[], s: Style): string {
 function keyLine(key: KeyAccessChange, s: Style): string {
   const name = s.code(key.keyName);
   const flag = key.sensitiveScopes.length > 0 ? `${s === MARKDOWN ? "⚠️ " : "(!) "}` : "";
-  const added = key.addedScopes.length > 0 ? `; gains ${scopesText(key.addedScopes, key.sensitiveScopes, s)}` : "";
-  const removed = key.removedScopes.length > 0 ? `; loses ${scopesText(key.removedScopes, [], s)}` : "";
+  const widened = [
+    key.addedScopes.length > 0 ? `gains ${scopesText(key.addedScopes, key.sensitiveScopes, s)}` : "",
+    key.removedScopes.length > 0 && key.change !== "revoked" ? `loses ${scopesText(key.removedScopes, [], s)}` : "",
+  ].filter(Boolean);
   const scopes =
     key.change === "replaced"
-      ? `scopes ${scopesText(key.previousScopes ?? [], [], s)} → ${scopesText(key.scopes, key.sensitiveScopes, s)}`
+      ? `scopes ${scopesText(key.previousScopes ?? [], [], s)} → ${scopesText(key.scopes, key.sensitiveScopes, s)} (${widened.join("; ") || "same scopes"})`
       : `scopes ${scopesText(key.scopes, key.sensitiveScopes, s)}`;
-  const removedPart = key.change === "revoked" ? "" : removed;
-  return `${s.bullet}${flag}key ${name} ${s.strong(key.change)}: ${scopes}${added}${removedPart}. ${key.impact}.`;
+  return `${s.bullet}${flag}key ${name} ${s.strong(key.change)}: ${scopes}. ${sentence(key.impact)}`;
 }
 
 const gbText = (value: number | null) => (value === null ? "no ceiling" : `${value} GB`);
@@ -110,7 +114,7 @@ function accessLines(plan: PlanJson, s: Style): string[] {
     ),
     ...section(
       "Proxy users",
-      users.map((user) => `${s.bullet}${s.code(user.username)} ${s.strong(user.change)}: ${user.impact}.`),
+      users.map((user) => `${s.bullet}${s.code(user.username)} ${s.strong(user.change)}: ${sentence(user.impact)}`),
     ),
     ...section(
       "Traffic ceilings",
@@ -128,7 +132,7 @@ function changeLines(change: ResourceChange, s: Style): string[] {
     const arrow = change.op === "create" ? after : `${before} → ${after}`;
     return `${indent}${property.path}: ${s.code(arrow)}${property.forcesReplacement ? " (forces replacement)" : ""}`;
   });
-  return [header, ...properties, ...change.notes.map((note) => `${indent}${note}`)];
+  return [header, ...properties, ...change.notes.map((note) => `${indent}${sentence(note)}`)];
 }
 
 function render(plan: PlanJson, s: Style): string {

@@ -110,7 +110,7 @@ describe("pulumi-proxy plan: changes and access, end to end on the gitops exampl
     expect(markdown.stdout).toContain(`<!-- pulumi-proxy-plan stack=${fixture.stackName} -->`);
     expect(markdown.stdout).toContain("⚠️ 2 keys gain billing:write or keys:write");
     expect(markdown.stdout).toMatch(/key `acme-usage-reports` \*\*replaced\*\*: .*gains \*\*`billing:write`\*\*/);
-    expect(markdown.stdout).toContain("`acme-monitor` **released**: released from an emergency disable");
+    expect(markdown.stdout).toContain("`acme-monitor` **released**: Released from an emergency disable");
     expect(markdown.stdout).toContain("`acme-crawler` monthly ceiling **removed**: 100 GB → no ceiling");
 
     const text = await runCli(planArgs("--refresh"), env);
