@@ -11,14 +11,23 @@ interface Style {
   code(text: string): string;
   strong(text: string): string;
   heading(text: string): string;
+  /** A scope the reviewer must not miss: billing:write, keys:write. */
+  highlight(text: string): string;
   bullet: string;
 }
 
-const TEXT: Style = { code: (t) => t, strong: (t) => t.toUpperCase(), heading: (t) => `== ${t}`, bullet: "  - " };
+const TEXT: Style = {
+  code: (t) => t,
+  strong: (t) => t.toUpperCase(),
+  heading: (t) => `== ${t}`,
+  highlight: (t) => `${t} (!)`,
+  bullet: "  - ",
+};
 const MARKDOWN: Style = {
   code: (t) => `\`${t.replaceAll("`", "'")}\``,
   strong: (t) => `**${t}**`,
   heading: (t) => `### ${t}`,
+  highlight: (t) => `**${t}**`,
   bullet: "- ",
 };
 
@@ -75,7 +84,7 @@ function costLines(plan: PlanJson, s: Style): string[] {
 
 function scopesText(scopes: string[], highlight: string[], s: Style): string {
   if (scopes.length === 0) return "(none)";
-  return scopes.map((scope) => (highlight.includes(scope) ? s.strong(s.code(scope)) : s.code(scope))).join(", ");
+  return scopes.map((scope) => (highlight.includes(scope) ? s.highlight(s.code(scope)) : s.code(scope))).join(", ");
 }
 
 function keyLine(key: KeyAccessChange, s: Style): string {
