@@ -104,22 +104,21 @@ export async function planCost(
     if (step.op === "create" || step.op === "replace") {
       const item = allocationItem(step);
       if (item) items.push(item);
-    } else if (step.op === "update") {
-      const olds = { ...step.oldInputs, ...step.oldOutputs };
-      if (olds.replaceTrigger !== step.newInputs?.replaceTrigger)
-        items.push(await replacementItem(step, lookup, nowMs));
+    } else if (replacesInPlace(step)) {
+      items.push(await replacementItem(step, lookup, nowMs));
     }
   }
   const totalCents = items.filter((item) => !item.willBeRefused).reduce((sum, item) => sum + item.amountCents, 0);
   return { currency: "usd", totalCents, total: formatDollars(totalCents), items };
 }
 
+/** An update that swaps the address: the provider replaces whenever `replaceTrigger` changes. */
+function replacesInPlace(step: PlannedStep): boolean {
+  if (step.type !== "proxy:IpAllocation" || step.op !== "update") return false;
+  return { ...step.oldInputs, ...step.oldOutputs }.replaceTrigger !== step.newInputs?.replaceTrigger;
+}
+
 /** Whether any step needs live allocation data, so the plan contacts the API only when it must. */
 export function needsLiveAllocations(steps: PlannedStep[]): boolean {
-  return steps.some(
-    (step) =>
-      step.type === "proxy:IpAllocation" &&
-      step.op === "update" &&
-      { ...step.oldInputs, ...step.oldOutputs }.replaceTrigger !== step.newInputs?.replaceTrigger,
-  );
+  return steps.some(replacesInPlace);
 }

@@ -6,6 +6,8 @@ import { runCli } from "../support/cli";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const json = (value: unknown) => ({ value: JSON.stringify(value) });
+/** Four plans and three ups: more than the suite's 300 s on a loaded 2-core machine. */
+const MANY_ENGINE_RUNS = { timeout: 600_000 };
 type Charge = { amount_cents: number; ref: string | null | undefined };
 const byAmountThenRef = (a: Charge, b: Charge) =>
   a.amount_cents - b.amount_cents || `${a.ref}`.localeCompare(`${b.ref}`);
@@ -70,85 +72,89 @@ describe("pulumi-proxy plan: the cost is exact, to the cent, against what the AP
     await fixture?.cleanup();
   });
 
-  it("prices allocations, free and charged replacements and a refused one, and up charges exactly that", async () => {
-    // 1. Three new allocations: one term each, isp 300 and dedicated 500 cents.
-    await fixture.stack.setConfig("gitops:addresses", json(ADDRESSES));
-    const first = await plan();
-    expect(first.code).toBe(2);
-    expect(first.plan.cost.totalCents).toBe(1100);
-    expect(first.plan.cost.total).toBe("$11.00");
-    await fixture.stack.up();
-    let ids = await allocationIds();
-    expect(recorded(await charges())).toEqual(expected(first.plan.cost.items, ids));
+  it(
+    "prices allocations, free and charged replacements and a refused one, and up charges exactly that",
+    MANY_ENGINE_RUNS,
+    async () => {
+      // 1. Three new allocations: one term each, isp 300 and dedicated 500 cents.
+      await fixture.stack.setConfig("gitops:addresses", json(ADDRESSES));
+      const first = await plan();
+      expect(first.code).toBe(2);
+      expect(first.plan.cost.totalCents).toBe(1100);
+      expect(first.plan.cost.total).toBe("$11.00");
+      await fixture.stack.up();
+      let ids = await allocationIds();
+      expect(recorded(await charges())).toEqual(expected(first.plan.cost.items, ids));
 
-    // 2. Back to the present; edge and spare use their two free replacements outside Pulumi.
-    offsetMs = 0;
-    for (const name of ["edge", "spare"]) {
-      for (const round of [1, 2]) {
-        await fixture.api.ips.replace(ids[name] as string, { reason: `out of band ${round}` });
+      // 2. Back to the present; edge and spare use their two free replacements outside Pulumi.
+      offsetMs = 0;
+      for (const name of ["edge", "spare"]) {
+        for (const round of [1, 2]) {
+          await fixture.api.ips.replace(ids[name] as string, { reason: `out of band ${round}` });
+        }
       }
-    }
-    const before = (await charges()).length;
+      const before = (await charges()).length;
 
-    // 3. edge's third replacement this month is charged and fits its ceiling; backup's first is
-    //    free; a new allocation pays a term; a key gains billing:write.
-    await fixture.stack.setConfig(
-      "gitops:addresses",
-      json({
-        ...ADDRESSES,
-        edge: { ...ADDRESSES.edge, replace: "r1" },
-        backup: { ...ADDRESSES.backup, replace: "r1" },
-        extra: { product: "isp", country: "us" },
-      }),
-    );
-    await fixture.stack.setConfig(
-      "gitops:keys",
-      json({ "usage-reports": { scopes: ["usage:read", "billing:write"] } }),
-    );
-    const second = await plan();
-    expect(second.code).toBe(2);
-    const byName = Object.fromEntries(second.plan.cost.items.map((item) => [item.name, item]));
-    expect(byName.edge).toMatchObject({
-      kind: "replacement",
-      amountCents: Math.ceil((500 * 19) / 30),
-      free: false,
-      freeReplacementsRemaining: 0,
-      remainingTermDays: 19,
-      maxChargeCents: 400,
-      willBeRefused: false,
-    });
-    expect(byName.backup).toMatchObject({ kind: "replacement", amountCents: 0, free: true, willBeRefused: false });
-    expect(byName.extra).toMatchObject({ kind: "allocation", amountCents: 300 });
-    expect(second.plan.cost.totalCents).toBe(317 + 300);
+      // 3. edge's third replacement this month is charged and fits its ceiling; backup's first is
+      //    free; a new allocation pays a term; a key gains billing:write.
+      await fixture.stack.setConfig(
+        "gitops:addresses",
+        json({
+          ...ADDRESSES,
+          edge: { ...ADDRESSES.edge, replace: "r1" },
+          backup: { ...ADDRESSES.backup, replace: "r1" },
+          extra: { product: "isp", country: "us" },
+        }),
+      );
+      await fixture.stack.setConfig(
+        "gitops:keys",
+        json({ "usage-reports": { scopes: ["usage:read", "billing:write"] } }),
+      );
+      const second = await plan();
+      expect(second.code).toBe(2);
+      const byName = Object.fromEntries(second.plan.cost.items.map((item) => [item.name, item]));
+      expect(byName.edge).toMatchObject({
+        kind: "replacement",
+        amountCents: Math.ceil((500 * 19) / 30),
+        free: false,
+        freeReplacementsRemaining: 0,
+        remainingTermDays: 19,
+        maxChargeCents: 400,
+        willBeRefused: false,
+      });
+      expect(byName.backup).toMatchObject({ kind: "replacement", amountCents: 0, free: true, willBeRefused: false });
+      expect(byName.extra).toMatchObject({ kind: "allocation", amountCents: 300 });
+      expect(second.plan.cost.totalCents).toBe(317 + 300);
 
-    const markdown = await runCli(["plan", "--stack", fixture.stackName, "--cwd", fixture.dir, "--markdown"], env);
-    expect(markdown.stdout).toContain("Cost **$6.17**");
-    expect(markdown.stdout).toContain("`edge` replacement: $3.17 — charged, fits max 400 cents");
-    expect(markdown.stdout).toContain("gains **`billing:write`**");
+      const markdown = await runCli(["plan", "--stack", fixture.stackName, "--cwd", fixture.dir, "--markdown"], env);
+      expect(markdown.stdout).toContain("Cost **$6.17**");
+      expect(markdown.stdout).toContain("`edge` replacement: $3.17 — charged, fits max 400 cents");
+      expect(markdown.stdout).toContain("gains **`billing:write`**");
 
-    await fixture.stack.up();
-    ids = await allocationIds();
-    expect(recorded((await charges()).slice(0, -before))).toEqual(expected(second.plan.cost.items, ids));
+      await fixture.stack.up();
+      ids = await allocationIds();
+      expect(recorded((await charges()).slice(0, -before))).toEqual(expected(second.plan.cost.items, ids));
 
-    // 4. spare's third replacement costs 190 cents with no ceiling set: refused, and nothing is charged.
-    await fixture.stack.setConfig(
-      "gitops:addresses",
-      json({
-        ...ADDRESSES,
-        edge: { ...ADDRESSES.edge, replace: "r1" },
-        backup: { ...ADDRESSES.backup, replace: "r1" },
-        extra: { product: "isp", country: "us" },
-        spare: { ...ADDRESSES.spare, replace: "r1" },
-      }),
-    );
-    const third = await plan();
-    expect(third.code).toBe(2);
-    expect(third.plan.cost.items).toEqual([
-      expect.objectContaining({ name: "spare", amountCents: 190, maxChargeCents: 0, willBeRefused: true }),
-    ]);
-    expect(third.plan.cost.totalCents).toBe(0);
-    const chargedSoFar = (await charges()).length;
-    await expect(fixture.stack.up()).rejects.toThrow(/replacing it would cost 190 cents/);
-    expect((await charges()).length).toBe(chargedSoFar);
-  });
+      // 4. spare's third replacement costs 190 cents with no ceiling set: refused, and nothing is charged.
+      await fixture.stack.setConfig(
+        "gitops:addresses",
+        json({
+          ...ADDRESSES,
+          edge: { ...ADDRESSES.edge, replace: "r1" },
+          backup: { ...ADDRESSES.backup, replace: "r1" },
+          extra: { product: "isp", country: "us" },
+          spare: { ...ADDRESSES.spare, replace: "r1" },
+        }),
+      );
+      const third = await plan();
+      expect(third.code).toBe(2);
+      expect(third.plan.cost.items).toEqual([
+        expect.objectContaining({ name: "spare", amountCents: 190, maxChargeCents: 0, willBeRefused: true }),
+      ]);
+      expect(third.plan.cost.totalCents).toBe(0);
+      const chargedSoFar = (await charges()).length;
+      await expect(fixture.stack.up()).rejects.toThrow(/replacing it would cost 190 cents/);
+      expect((await charges()).length).toBe(chargedSoFar);
+    },
+  );
 });
