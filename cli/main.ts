@@ -1,39 +1,41 @@
 #!/usr/bin/env node
 import fs from "node:fs";
-import path from "node:path";
 import { parseArgs } from "node:util";
-import { LocalWorkspace, StackNotFoundError } from "@pulumi/pulumi/automation";
 import { type DriftReport, detectDrift } from "./drift";
-import { locatePulumi } from "./pulumiCli";
+import { planCommand } from "./plan";
+import {
+  describeFailure,
+  ENVIRONMENT_USAGE,
+  parseOrExplain,
+  STACK_OPTIONS,
+  STACK_USAGE,
+  type StackTarget,
+  selectStack,
+  stackTarget,
+  UsageError,
+} from "./stack";
 import { formatDriftTable } from "./table";
 
 const USAGE = `usage: pulumi-proxy drift --stack <name> [--cwd <dir>] [--json[=<file>]] [--pulumi-root <dir>]
+       pulumi-proxy plan --stack <name> [--cwd <dir>] [--refresh] [--json | --markdown]  (plan --help for more)
 
 Runs \`pulumi preview --refresh\` on an existing stack and lists what changed outside Pulumi:
 resource, property, recorded → actual value, and what the next \`pulumi up\` would do.
 
-  --stack <name>       the stack to check (required)
-  --cwd <dir>          the program folder, which holds Pulumi.yaml (default: the current folder)
+${STACK_USAGE}
   --json               write a machine-readable report to stdout; the table goes to stderr
   --json=<file>        write the report to <file>; the table goes to stdout
-  --pulumi-root <dir>  use <dir>/bin/pulumi instead of \`pulumi\` on PATH (or set PULUMI_PROXY_CLI_ROOT)
   --help               this text
 
-The backend and secrets come from the usual environment: \`pulumi login\` or PULUMI_BACKEND_URL,
-PULUMI_CONFIG_PASSPHRASE or PULUMI_ACCESS_TOKEN.
+${ENVIRONMENT_USAGE}
 
 Exit codes: 0 no drift, 2 drift found, 1 error.`;
 
 export const EXIT = { noDrift: 0, error: 1, drift: 2 } as const;
 
-class UsageError extends Error {}
-
-export interface DriftArgs {
-  stack: string;
-  cwd: string;
+export interface DriftArgs extends StackTarget {
   /** "-" for stdout, else a file path. */
   json?: string;
-  pulumiRoot?: string;
 }
 
 /** The JSON written by `--json`: the drift report plus what a CI job branches on. */
@@ -41,15 +43,6 @@ export interface DriftJson extends DriftReport {
   cwd: string;
   drift: boolean;
   checkedAt: string;
-}
-
-/** parseArgs throws plain errors; they are usage mistakes, so they exit 1 with the usage text. */
-function parseOrExplain<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
 }
 
 export function parseDriftArgs(argv: string[]): DriftArgs | "help" {
@@ -60,53 +53,17 @@ export function parseDriftArgs(argv: string[]): DriftArgs | "help" {
       parseArgs({
         args,
         strict: true,
-        options: {
-          stack: { type: "string" },
-          cwd: { type: "string" },
-          json: { type: "string" },
-          "pulumi-root": { type: "string" },
-          help: { type: "boolean", short: "h" },
-        },
+        options: { ...STACK_OPTIONS, json: { type: "string" }, help: { type: "boolean", short: "h" } },
       }).values,
   );
   if (values.help) return "help";
-  if (!values.stack) throw new UsageError("--stack is required: name the stack to check, e.g. --stack dev");
+  const target = stackTarget(values);
   if (values.json === "") throw new UsageError("--json= needs a file name, or use --json alone for stdout");
-  const cwd = path.resolve(values.cwd ?? ".");
-  if (!["Pulumi.yaml", "Pulumi.yml"].some((file) => fs.existsSync(path.join(cwd, file)))) {
-    throw new UsageError(`no Pulumi.yaml in ${cwd}: pass --cwd <the folder of the Pulumi program>`);
-  }
-  return {
-    stack: values.stack,
-    cwd,
-    ...(values.json !== undefined ? { json: values.json } : {}),
-    ...(values["pulumi-root"] !== undefined ? { pulumiRoot: values["pulumi-root"] } : {}),
-  };
-}
-
-/** The engine's own words, without the Automation API's wrapping: they name the failing resource. */
-function describeFailure(error: unknown, args: DriftArgs): string {
-  if (error instanceof StackNotFoundError) {
-    return `stack "${args.stack}" does not exist in the backend for ${args.cwd}; \`pulumi stack ls\` there lists the stacks.`;
-  }
-  const result = (error as { commandResult?: { stdout?: string; stderr?: string } }).commandResult;
-  if (result) {
-    const lines = `${result.stderr ?? ""}\n${result.stdout ?? ""}`.split("\n").map((line) => line.trimEnd());
-    const meaningful = lines.filter((line) => /error|failed|denied|cannot|passphrase/i.test(line));
-    return (meaningful.length > 0 ? meaningful : lines.filter(Boolean).slice(-15)).join("\n");
-  }
-  return error instanceof Error ? error.message : String(error);
+  return { ...target, ...(values.json !== undefined ? { json: values.json } : {}) };
 }
 
 export async function runDrift(args: DriftArgs): Promise<number> {
-  const cli = await locatePulumi(args.pulumiRoot);
-  const envVars: Record<string, string> = cli.binDir
-    ? { PATH: `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}` }
-    : {};
-  const stack = await LocalWorkspace.selectStack(
-    { stackName: args.stack, workDir: args.cwd },
-    { pulumiCommand: cli.command, envVars },
-  );
+  const stack = await selectStack(args);
   const report = await detectDrift(stack);
   const table = formatDriftTable(report);
   if (args.json !== undefined) {
@@ -132,6 +89,7 @@ export async function runDrift(args: DriftArgs): Promise<number> {
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === "plan") return planCommand(rest);
   if (command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(`${USAGE}\n`);
     return EXIT.noDrift;

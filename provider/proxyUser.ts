@@ -4,6 +4,7 @@ import type { ProxyUser as WireProxyUser } from "../sdk";
 import { dailyWithinMonthly, Gigabytes, ProxyUserId, ProxyUserName, Timestamp } from "../sdk/schemas";
 import { providerContext } from "./context";
 import * as d from "./declaration";
+import { wantsEnabledWrite } from "./enabledHold";
 import { changed, explained, readBackCreated, same, unlessGone } from "./shared";
 import stubs from "./stubs/proxyUser";
 
@@ -60,7 +61,6 @@ export const proxyUser = d.declareResource({
   secretOutputs: ["password"],
 });
 type Inputs = d.InputsOf<typeof proxyUser>;
-type State = d.StateOf<typeof proxyUser>;
 type Stored = d.StoredOf<typeof proxyUser>;
 
 const label = (name: unknown) => `ProxyUser "${typeof name === "string" ? name : "?"}"`;
@@ -78,16 +78,6 @@ function toState(user: WireProxyUser, inputs: Inputs, password: string | null, d
     createdAt: user.created_at,
     updatedAt: user.updated_at,
   });
-}
-
-/**
- * Whether `up` should write `enabled`. An out-of-band disable is held until the user changes
- * `reenableTrigger`, so a pipeline never re-enables a user someone switched off in an emergency.
- */
-function wantsEnabledWrite(olds: State, news: Inputs): boolean {
-  if (news.enabled === olds.enabled) return !news.enabled && olds.disabledOutOfBand;
-  if (!news.enabled) return true;
-  return !olds.disabledOutOfBand || news.reenableTrigger !== olds.reenableTrigger;
 }
 
 /** The PATCH that makes the user match the inputs: only what differs, `enabled` only where allowed. */

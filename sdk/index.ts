@@ -21,8 +21,17 @@ export { type Page, PagePromise } from "./core/pagination";
 export { resolvePath } from "./core/path";
 export type { HttpMethod } from "./core/retry";
 export type { ClientOptions, RateLimitInfo, RequestOptions, TransportEvent, TransportStats } from "./core/types";
+export {
+  FREE_REPLACEMENTS_PER_MONTH,
+  formatDollars,
+  proratedCents,
+  quoteReplacement,
+  type ReplacementQuote,
+  remainingTermDays,
+  TERM_DAYS,
+  TERM_PRICE_CENTS,
+} from "./pricing";
 export type { ProxyUserListQuery } from "./resources/proxyUsers";
-
 export * as schemas from "./schemas";
 export type { Balance, BillingCharge, TopUpBody } from "./schemas/billing";
 export type { ListQuery } from "./schemas/common";

@@ -3,11 +3,12 @@
  * the SDK and provider tests, the demo and the benchmarks. Published as `pulumi-proxy/testing`.
  */
 
+export { FREE_REPLACEMENTS_PER_MONTH, TERM_PRICE_CENTS } from "../sdk/pricing";
 export type { Stats } from "./app";
 export { type Clock, ManualClock } from "./clock";
 export type { ServerControl } from "./control";
 export type { FaultOptions, InjectedFault } from "./faults";
 export { BODY_LIMIT_BYTES } from "./http";
 export { IDEMPOTENCY_TTL_MS } from "./idempotency";
-export { FREE_REPLACEMENTS_PER_MONTH, PLACES, type Place, TERM_PRICE_CENTS } from "./pool";
+export { PLACES, type Place } from "./pool";
 export { type ReferenceServer, type ReferenceServerOptions, startReferenceServer } from "./server";

@@ -1,5 +1,3 @@
-import type { IpProduct } from "../sdk/schemas/ips";
-
 /**
  * The reference server's address pool. Only documentation ranges (RFC 5737) are ever handed out, so
  * nothing the tests or the demo print can point at a real host. Two places are deliberately tiny
@@ -28,10 +26,6 @@ export const PLACES: readonly Place[] = [
   { country: "jp", city: "tokyo", asn: "as2516", addresses: range("203.0.113", 130, 249) },
   { country: "nl", city: "amsterdam", asn: "as1136", addresses: range("203.0.113", 250, 252) },
 ];
-
-/** Cents per 30-day term. */
-export const TERM_PRICE_CENTS: Readonly<Record<IpProduct, number>> = { isp: 300, dedicated: 500 };
-export const FREE_REPLACEMENTS_PER_MONTH = 2;
 
 export interface AddressChoice {
   ip: string;

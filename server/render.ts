@@ -1,15 +1,12 @@
+import { FREE_REPLACEMENTS_PER_MONTH, TERM_MS } from "../sdk/pricing";
 import type { BillingCharge } from "../sdk/schemas/billing";
 import type { IpAllocation } from "../sdk/schemas/ips";
 import type { ApiKey } from "../sdk/schemas/keys";
 import type { ProxyUser } from "../sdk/schemas/proxyUsers";
-import { DAY_MS, isoTimestamp, utcMonth } from "./clock";
-import { FREE_REPLACEMENTS_PER_MONTH } from "./pool";
+import { isoTimestamp, utcMonth } from "./clock";
 import type { AllocationRecord, ChargeRecord, KeyRecord, ProxyUserRecord } from "./store";
 
 /** Records → wire objects. The wire types come from the shared schemas, so a drift fails to compile. */
-
-export const TERM_DAYS = 30;
-export const TERM_MS = TERM_DAYS * DAY_MS;
 
 export function renderProxyUser(record: ProxyUserRecord): ProxyUser {
   return {
@@ -30,11 +27,6 @@ export function termIndex(record: AllocationRecord, now: number): number {
 
 export function renewsAt(record: AllocationRecord, now: number): number {
   return record.allocatedAt + (termIndex(record, now) + 1) * TERM_MS;
-}
-
-/** Whole days left in the current term, 1..30: a part-day counts as a day. */
-export function remainingTermDays(record: AllocationRecord, now: number): number {
-  return Math.min(TERM_DAYS, Math.max(1, Math.ceil((renewsAt(record, now) - now) / DAY_MS)));
 }
 
 export function replacementsThisMonth(record: AllocationRecord, now: number): number {

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ApiKey, ProxyUser } from "pulumi-proxy";
+import { ApiKey, IpAllocation, ProxyUser } from "pulumi-proxy";
+import type { Scope } from "pulumi-proxy/sdk";
 
 interface UserSpec {
   dailyGb?: number;
@@ -7,6 +8,24 @@ interface UserSpec {
   enabled?: boolean;
   /** Change after an emergency disable to re-enable the user; until then `up` keeps it disabled. */
   reenable?: string;
+}
+
+interface KeySpec {
+  scopes: Scope[];
+  /** Change to rotate the secret; the old one keeps working for `graceHours` (default 24). */
+  rotation?: string;
+  graceHours?: number;
+}
+
+interface AddressSpec {
+  product: "isp" | "dedicated";
+  country: string;
+  city?: string;
+  /** Change to swap the address in place, e.g. to the address being retired. */
+  replace?: string;
+  reason?: string;
+  /** The most a replacement beyond this month's two free ones may cost; absent means free ones only. */
+  maxChargeCents?: number;
 }
 
 const config = new pulumi.Config();
@@ -29,9 +48,33 @@ const proxyUsers = Object.entries(users).map(
     ] as const,
 );
 
-// The drift job itself needs no API key of its own: it reads through the stack's provider config.
-// This key is for the team's usage reports, scoped to read statistics only.
-const reports = new ApiKey("usage-reports", { name: `${prefix}-usage-reports`, scopes: ["usage:read"] });
+// The pipeline itself needs no API key of its own: it works through the stack's provider config.
+// Each integration gets its own key; by default only the team's usage reports, which read statistics.
+const keySpecs = config.getObject<Record<string, KeySpec>>("keys") ?? { "usage-reports": { scopes: ["usage:read"] } };
+const keys = Object.fromEntries(
+  Object.entries(keySpecs).map(([name, spec]) => [
+    name,
+    new ApiKey(name, {
+      name: `${prefix}-${name}`,
+      scopes: spec.scopes,
+      ...(spec.rotation !== undefined ? { rotationTrigger: spec.rotation } : {}),
+      ...(spec.graceHours !== undefined ? { graceHours: spec.graceHours } : {}),
+    }),
+  ]),
+);
+
+// Addresses are charged: a plan shows the cost of every allocation and replacement before merge.
+const addresses = Object.entries(config.getObject<Record<string, AddressSpec>>("addresses") ?? {}).map(
+  ([name, spec]) =>
+    new IpAllocation(name, {
+      product: spec.product,
+      country: spec.country,
+      ...(spec.city !== undefined ? { city: spec.city } : {}),
+      ...(spec.replace !== undefined ? { replaceTrigger: spec.replace } : {}),
+      ...(spec.reason !== undefined ? { replaceReason: spec.reason } : {}),
+      ...(spec.maxChargeCents !== undefined ? { maxReplacementChargeCents: spec.maxChargeCents } : {}),
+    }),
+);
 
 export const team = Object.fromEntries(
   proxyUsers.map(([name, user]) => [
@@ -39,4 +82,7 @@ export const team = Object.fromEntries(
     { id: user.proxyUserId, username: user.username, limits: user.limits, enabled: user.enabled },
   ]),
 );
-export const reportsKey = { id: reports.keyId, secretHint: reports.secretHint };
+export const apiKeys = Object.fromEntries(
+  Object.entries(keys).map(([name, key]) => [name, { id: key.keyId, scopes: key.scopes, secretHint: key.secretHint }]),
+);
+export const ips = addresses.map((address) => address.ip);

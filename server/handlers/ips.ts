@@ -1,10 +1,11 @@
+import { quoteReplacement, TERM_PRICE_CENTS } from "../../sdk/pricing";
 import { LIST_LIMIT_DEFAULT } from "../../sdk/schemas/common";
 import type { AllocateIpBody, IpListQuery, ReplaceIpBody } from "../../sdk/schemas/ips";
 import { requireScopes } from "../auth";
 import { utcMonth } from "../clock";
 import { ApiError, notFound } from "../errors";
-import { FREE_REPLACEMENTS_PER_MONTH, pickAddress, TERM_PRICE_CENTS } from "../pool";
-import { remainingTermDays, renderAllocation, replacementsThisMonth, TERM_DAYS, termIndex } from "../render";
+import { pickAddress } from "../pool";
+import { renderAllocation, renewsAt, replacementsThisMonth, termIndex } from "../render";
 import type { AllocationRecord, Store } from "../store";
 import { newId } from "../tokens";
 import { type HandlerContext, type HandlerTable, pathParam } from "./context";
@@ -40,10 +41,14 @@ function noCapacity(country: string, city: string | undefined): ApiError {
   });
 }
 
-/** Later replacements cost the unused part of the term: ceil(price × remaining days / 30). */
-export function replacementChargeCents(allocation: AllocationRecord, now: number): number {
-  if (replacementsThisMonth(allocation, now) < FREE_REPLACEMENTS_PER_MONTH) return 0;
-  return Math.ceil((TERM_PRICE_CENTS[allocation.product] * remainingTermDays(allocation, now)) / TERM_DAYS);
+/** The shared pricing rule (sdk/pricing.ts), fed with this allocation as the API reports it. */
+function replacementChargeCents(allocation: AllocationRecord, now: number): number {
+  const live = {
+    product: allocation.product,
+    replacementsThisMonth: replacementsThisMonth(allocation, now),
+    renewsAtMs: renewsAt(allocation, now),
+  };
+  return quoteReplacement(live, now).chargeCents;
 }
 
 export const ipHandlers: HandlerTable<"listIps" | "getIp" | "allocateIp" | "releaseIp" | "replaceIp"> = {

@@ -1,32 +1,9 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { DriftJson } from "../../cli/main";
 import { type ExampleFixture, exampleFixture } from "../examples/harness";
-import { REPO_ROOT } from "../support/pulumi";
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The built command, as `npx pulumi-proxy` runs it: a child process with the stack's environment. */
-function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), ...args], {
-      cwd: REPO_ROOT,
-      env,
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { runCli } from "../support/cli";
 
 describe("pulumi-proxy drift, end to end on the gitops example", () => {
   let fixture: ExampleFixture;

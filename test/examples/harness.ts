@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
 import { ProxyClient } from "../../sdk";
-import { type ReferenceServer, startReferenceServer } from "../../server";
+import { type ReferenceServer, type ReferenceServerOptions, startReferenceServer } from "../../server";
 import { createTestStack, REPO_ROOT, type TestStack } from "../support/pulumi";
 
 export const EXAMPLES_DIR = path.join(REPO_ROOT, "examples");
@@ -21,9 +21,10 @@ export async function exampleFixture(
   example: string,
   config: Record<string, string> = {},
   envVars: Record<string, string> = {},
+  serverOptions: ReferenceServerOptions = {},
 ): Promise<ExampleFixture> {
   const dir = path.join(EXAMPLES_DIR, example);
-  const server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
+  const server = await startReferenceServer({ rateLimitPerMinute: 100_000, ...serverOptions });
   const harness = await createTestStack({
     workDir: dir,
     envVars,

@@ -1,0 +1,97 @@
+import type { EngineEvent, Stack, StepEventMetadata } from "@pulumi/pulumi/automation";
+import { shortType } from "./table";
+
+/** How the engine shows a value that is known only after an apply, and how the plan prints it. */
+const ENGINE_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+export const UNKNOWN_VALUE = "[unknown]";
+export const SECRET_VALUE = "[secret]";
+
+export type PlanOp = "create" | "update" | "replace" | "delete";
+
+/** One resource the preview will change, with the values a reviewer may see (secrets masked). */
+export interface PlannedStep {
+  urn: string;
+  /** The logical name in the program. */
+  name: string;
+  /** `proxy:ApiKey`, `proxy:IpAllocation`, `proxy:ProxyUser`, or another provider's type. */
+  type: string;
+  op: PlanOp;
+  /** The resource id in state, for update, replace and delete. */
+  id?: string;
+  /** Recorded inputs and outputs (refreshed with --refresh); absent for create. */
+  oldInputs?: Record<string, unknown>;
+  oldOutputs?: Record<string, unknown>;
+  /** The program's checked inputs; absent for delete. */
+  newInputs?: Record<string, unknown>;
+  /** Top-level inputs whose change forces the replacement. */
+  replaceKeys: string[];
+}
+
+const IGNORED_TYPES = /^pulumi:(providers:|pulumi:Stack$)/;
+
+/** The engine names each part of a replacement; the reviewer sees one replacement. */
+const OPS: Record<string, PlanOp> = {
+  create: "create",
+  update: "update",
+  delete: "delete",
+  replace: "replace",
+  "create-replacement": "replace",
+  "delete-replaced": "replace",
+};
+
+/** Secrets arrive as {ciphertext: "[secret]"}; unknowns as a sentinel string; `__provider` is the serialized provider. */
+export function reviewable(value: unknown): unknown {
+  if (value === ENGINE_UNKNOWN) return UNKNOWN_VALUE;
+  if (Array.isArray(value)) return value.map(reviewable);
+  if (value !== null && typeof value === "object") {
+    if ("ciphertext" in value || "4dabf18193072939515e22adb298388d" in value) return SECRET_VALUE;
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => key !== "__provider")
+        .map(([key, inner]) => [key, reviewable(inner)]),
+    );
+  }
+  return value;
+}
+
+function bag(value: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  return value === undefined ? undefined : (reviewable(value) as Record<string, unknown>);
+}
+
+function stepOf(meta: StepEventMetadata, op: PlanOp): PlannedStep {
+  const id = meta.old?.id;
+  const oldInputs = bag(meta.old?.inputs);
+  const oldOutputs = bag(meta.old?.outputs);
+  const newInputs = op === "delete" ? undefined : bag(meta.new?.inputs);
+  return {
+    urn: meta.urn,
+    name: meta.urn.split("::").pop() ?? meta.urn,
+    type: shortType(meta.type),
+    op,
+    ...(id ? { id } : {}),
+    ...(oldInputs ? { oldInputs } : {}),
+    ...(oldOutputs ? { oldOutputs } : {}),
+    ...(newInputs ? { newInputs } : {}),
+    replaceKeys: meta.keys ?? [],
+  };
+}
+
+/**
+ * Runs `pulumi preview` (with `--refresh` when asked) and returns the steps that change something,
+ * by type and name: the engine runs steps in parallel, and a PR comment must not reshuffle per push. The engine's own step metadata is the source: old and new inputs, recorded
+ * outputs, and the keys that force a replacement.
+ */
+export async function previewSteps(stack: Stack, refresh: boolean): Promise<PlannedStep[]> {
+  const steps = new Map<string, PlannedStep>();
+  const onEvent = (event: EngineEvent) => {
+    const meta = event.resourcePreEvent?.metadata;
+    if (!meta || IGNORED_TYPES.test(meta.type)) return;
+    const op = OPS[meta.op];
+    if (!op) return;
+    // Of a replacement's three events, the `replace` one carries both the old and the new state.
+    if (steps.has(meta.urn) && meta.op !== "replace") return;
+    steps.set(meta.urn, stepOf(meta, op));
+  };
+  await stack.preview({ refresh, onEvent });
+  return [...steps.values()].sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name));
+}

@@ -1,0 +1,77 @@
+import fs from "node:fs";
+import path from "node:path";
+import { LocalWorkspace, type Stack, StackNotFoundError } from "@pulumi/pulumi/automation";
+import { locatePulumi } from "./pulumiCli";
+
+/** A mistake in the command line: the commands print it with their usage text and exit 1. */
+export class UsageError extends Error {}
+
+/** parseArgs throws plain errors; they are usage mistakes, so they exit 1 with the usage text. */
+export function parseOrExplain<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** Which existing stack a command works on, as every subcommand takes it. */
+export interface StackTarget {
+  stack: string;
+  /** The program folder, holding Pulumi.yaml. */
+  cwd: string;
+  pulumiRoot?: string;
+}
+
+export const STACK_OPTIONS = {
+  stack: { type: "string" },
+  cwd: { type: "string" },
+  "pulumi-root": { type: "string" },
+} as const;
+
+export const STACK_USAGE = `  --stack <name>       the stack (required)
+  --cwd <dir>          the program folder, which holds Pulumi.yaml (default: the current folder)
+  --pulumi-root <dir>  use <dir>/bin/pulumi instead of \`pulumi\` on PATH (or set PULUMI_PROXY_CLI_ROOT)`;
+
+export const ENVIRONMENT_USAGE = `The backend and secrets come from the usual environment: \`pulumi login\` or PULUMI_BACKEND_URL,
+PULUMI_CONFIG_PASSPHRASE or PULUMI_ACCESS_TOKEN.`;
+
+/** Validates the stack options that parseArgs returned for STACK_OPTIONS. */
+export function stackTarget(values: { stack?: string; cwd?: string; "pulumi-root"?: string }): StackTarget {
+  if (!values.stack) throw new UsageError("--stack is required: name the stack, e.g. --stack dev");
+  const cwd = path.resolve(values.cwd ?? ".");
+  if (!["Pulumi.yaml", "Pulumi.yml"].some((file) => fs.existsSync(path.join(cwd, file)))) {
+    throw new UsageError(`no Pulumi.yaml in ${cwd}: pass --cwd <the folder of the Pulumi program>`);
+  }
+  return {
+    stack: values.stack,
+    cwd,
+    ...(values["pulumi-root"] !== undefined ? { pulumiRoot: values["pulumi-root"] } : {}),
+  };
+}
+
+/** Selects the existing stack with the user's own CLI and environment; provisions nothing. */
+export async function selectStack(target: StackTarget): Promise<Stack> {
+  const cli = await locatePulumi(target.pulumiRoot);
+  const envVars: Record<string, string> = cli.binDir
+    ? { PATH: `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}` }
+    : {};
+  return LocalWorkspace.selectStack(
+    { stackName: target.stack, workDir: target.cwd },
+    { pulumiCommand: cli.command, envVars },
+  );
+}
+
+/** The engine's own words, without the Automation API's wrapping: they name the failing resource. */
+export function describeFailure(error: unknown, target: StackTarget): string {
+  if (error instanceof StackNotFoundError) {
+    return `stack "${target.stack}" does not exist in the backend for ${target.cwd}; \`pulumi stack ls\` there lists the stacks.`;
+  }
+  const result = (error as { commandResult?: { stdout?: string; stderr?: string } }).commandResult;
+  if (result) {
+    const lines = `${result.stderr ?? ""}\n${result.stdout ?? ""}`.split("\n").map((line) => line.trimEnd());
+    const meaningful = lines.filter((line) => /error|failed|denied|cannot|passphrase/i.test(line));
+    return (meaningful.length > 0 ? meaningful : lines.filter(Boolean).slice(-15)).join("\n");
+  }
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PlanJson } from "../../cli/planModel";
+import { type ExampleFixture, exampleFixture } from "../examples/harness";
+import { runCli } from "../support/cli";
+
+const json = (value: unknown) => ({ value: JSON.stringify(value) });
+/** Four plans (each a preview with refresh) and an up: more than the suite's 300 s on a loaded 2-core machine. */
+const MANY_ENGINE_RUNS = { timeout: 600_000 };
+
+const BEFORE = {
+  users: {
+    crawler: { dailyGb: 5, monthlyGb: 100 },
+    monitor: { dailyGb: 1, monthlyGb: 20 },
+    batch: { monthlyGb: 50 },
+  },
+  keys: {
+    "usage-reports": { scopes: ["usage:read"] },
+    deployer: { scopes: ["proxy-users:read"], rotation: "2025-06" },
+    "old-ci": { scopes: ["usage:read", "proxy-users:read"] },
+  },
+};
+
+const AFTER = {
+  users: {
+    crawler: { dailyGb: 10, monthlyGb: null },
+    monitor: { dailyGb: 1, monthlyGb: 20, reenable: "INC-42" },
+    batch: { dailyGb: 2, monthlyGb: 40, enabled: false },
+  },
+  keys: {
+    "usage-reports": { scopes: ["usage:read", "billing:write"] },
+    deployer: { scopes: ["proxy-users:read"], rotation: "2025-07", graceHours: 48 },
+    metrics: { scopes: ["usage:read", "keys:write"] },
+  },
+};
+
+describe("pulumi-proxy plan: changes and access, end to end on the gitops example", () => {
+  let fixture: ExampleFixture;
+  let env: Record<string, string>;
+  const planArgs = (...extra: string[]) => ["plan", "--stack", fixture.stackName, "--cwd", fixture.dir, ...extra];
+
+  beforeAll(async () => {
+    fixture = await exampleFixture("gitops", { "gitops:prefix": "acme" }, { PULUMI_NODEJS_TRANSPILE_ONLY: "true" });
+    env = { ...(process.env as Record<string, string>), ...fixture.envVars };
+    await fixture.stack.setConfig("gitops:users", json(BEFORE.users));
+    await fixture.stack.setConfig("gitops:keys", json(BEFORE.keys));
+    await fixture.stack.up();
+  });
+  afterAll(async () => {
+    await fixture?.stack.destroy().catch(() => undefined);
+    await fixture?.cleanup();
+  });
+
+  it(
+    "lists every change, its access impact, and what up then does; no secret is ever printed",
+    MANY_ENGINE_RUNS,
+    async () => {
+      const monitorId = (await fixture.stack.outputs()).team?.value.monitor.id as string;
+      await fixture.api.proxyUsers.disable(monitorId); // an emergency disable, outside Pulumi
+      await fixture.stack.setConfig("gitops:users", json(AFTER.users));
+      await fixture.stack.setConfig("gitops:keys", json(AFTER.keys));
+
+      const asJson = await runCli(planArgs("--refresh", "--json"), env);
+      expect(asJson.stderr).toBe("");
+      expect(asJson.code).toBe(2);
+      const plan = JSON.parse(asJson.stdout) as PlanJson;
+      expect(plan).toMatchObject({ version: 1, stack: fixture.stackName, refresh: true, hasChanges: true });
+      expect(plan.summary).toEqual({ create: 1, update: 4, replace: 1, delete: 1 });
+      expect(plan.cost).toEqual({ currency: "usd", totalCents: 0, total: "$0.00", items: [] });
+
+      const keys = Object.fromEntries(plan.access.keys.map((key) => [key.name, key]));
+      expect(keys["usage-reports"]).toMatchObject({
+        change: "replaced",
+        previousScopes: ["usage:read"],
+        scopes: ["usage:read", "billing:write"],
+        addedScopes: ["billing:write"],
+        sensitiveScopes: ["billing:write"],
+      });
+      expect(keys.deployer).toMatchObject({
+        change: "rotated",
+        graceHours: 48,
+        impact: "secret rotated, old one valid for 48 h",
+      });
+      expect(keys["old-ci"]).toMatchObject({ change: "revoked", scopes: ["usage:read", "proxy-users:read"] });
+      expect(keys.metrics).toMatchObject({
+        change: "created",
+        keyName: "acme-metrics",
+        sensitiveScopes: ["keys:write"],
+      });
+
+      const users = Object.fromEntries(plan.access.users.map((user) => [user.username, user.change]));
+      expect(users).toEqual({ "acme-monitor": "released", "acme-batch": "disabled" });
+      const ceilings = plan.access.ceilings.map(({ username, limit, change, before, after }) => ({
+        username,
+        limit,
+        change,
+        before,
+        after,
+      }));
+      expect(ceilings).toEqual([
+        { username: "acme-batch", limit: "dailyGb", change: "added", before: null, after: 2 },
+        { username: "acme-batch", limit: "monthlyGb", change: "lowered", before: 50, after: 40 },
+        { username: "acme-crawler", limit: "dailyGb", change: "raised", before: 5, after: 10 },
+        { username: "acme-crawler", limit: "monthlyGb", change: "removed", before: 100, after: null },
+      ]);
+
+      const changes = Object.fromEntries(plan.changes.map((change) => [change.name, change]));
+      expect(changes["usage-reports"]?.properties).toEqual([
+        { path: "scopes", before: ["usage:read"], after: ["usage:read", "billing:write"], forcesReplacement: true },
+      ]);
+      expect(changes.deployer?.notes).toContain("secret rotated, old one valid for 48 h");
+      expect(changes.crawler?.properties).toContainEqual({
+        path: "limits.monthlyGb",
+        before: 100,
+        forcesReplacement: false,
+      });
+
+      const markdown = await runCli(planArgs("--refresh", "--markdown"), env);
+      expect(markdown.code).toBe(2);
+      expect(markdown.stdout).toContain(`<!-- pulumi-proxy-plan stack=${fixture.stackName} -->`);
+      expect(markdown.stdout).toContain("⚠️ 2 keys gain billing:write or keys:write");
+      expect(markdown.stdout).toMatch(/key `acme-usage-reports` \*\*replaced\*\*: .*gains \*\*`billing:write`\*\*/);
+      expect(markdown.stdout).toContain("`acme-monitor` **released**: Released from an emergency disable");
+      expect(markdown.stdout).toContain("`acme-crawler` monthly ceiling **removed**: 100 GB → no ceiling");
+
+      const text = await runCli(planArgs("--refresh"), env);
+      expect(text.code).toBe(2);
+      expect(text.stdout).toMatch(
+        /^Plan for stack \S+: 1 to create, 4 to update, 1 to replace, 1 to delete\. Cost \$0\.00\./,
+      );
+      expect(text.stdout).toContain("key acme-old-ci REVOKED");
+
+      for (const output of [asJson, markdown, text]) {
+        expect(output.stdout + output.stderr).not.toContain(fixture.server.rootKey);
+        expect(output.stdout + output.stderr).not.toMatch(/live_[A-Za-z0-9]{8}/);
+      }
+
+      // What the plan announced is what `up` does.
+      await fixture.stack.up({ refresh: true });
+      const held = fixture.server.control.snapshot();
+      const user = (name: string) => held.proxyUsers.find((u) => (u as { name: string }).name === name) as never;
+      expect(user("acme-monitor")).toMatchObject({ enabled: true });
+      expect(user("acme-batch")).toMatchObject({ enabled: false, limits: { daily_gb: 2, monthly_gb: 40 } });
+      expect(user("acme-crawler")).toMatchObject({ limits: { daily_gb: 10, monthly_gb: null } });
+      const keyScopes = Object.fromEntries(
+        held.keys.map((key) => [(key as { name: string }).name, (key as { scopes: string[] }).scopes]),
+      );
+      expect(keyScopes["acme-usage-reports"]).toEqual(["usage:read", "billing:write"]);
+      expect(keyScopes["acme-old-ci"]).toBeUndefined();
+
+      const settled = await runCli(planArgs(), env);
+      expect(settled.code).toBe(0);
+      expect(settled.stdout.trim()).toBe(`Plan for stack ${fixture.stackName}: no changes.`);
+    },
+  );
+
+  it("exits 1 with a clear message for conflicting formats, a missing stack name or an unknown stack", async () => {
+    const both = await runCli(planArgs("--json", "--markdown"), env);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/--json and --markdown exclude each other[\s\S]*usage: pulumi-proxy plan/);
+
+    const noStack = await runCli(["plan", "--cwd", fixture.dir], env);
+    expect(noStack.code).toBe(1);
+    expect(noStack.stderr).toContain("--stack is required");
+
+    const unknown = await runCli(["plan", "--stack", "no-such-stack", "--cwd", fixture.dir], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('stack "no-such-stack" does not exist');
+  });
+});
