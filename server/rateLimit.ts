@@ -9,13 +9,17 @@ export interface RateState {
 }
 
 /**
- * Fixed 60-second windows aligned to the clock's minutes, one budget per API key (not per secret,
- * so rotating cannot double a key's budget).
+ * Fixed windows aligned to the clock (60 s for the API, one budget per API key, not per secret, so
+ * rotating cannot double a key's budget; 1 s for the gateway, one budget per proxy user).
  */
 export class RateLimiter {
   private readonly windows = new Map<string, { window: number; used: number }>();
 
-  constructor(private perMinute: number) {
+  /** `perMinute` is the budget of one window; the name stays from when every window was a minute. */
+  constructor(
+    private perMinute: number,
+    private readonly windowMs: number = MINUTE_MS,
+  ) {
     RateLimiter.check(perMinute);
   }
 
@@ -25,7 +29,7 @@ export class RateLimiter {
   }
 
   take(keyId: string, now: number): RateState {
-    const window = Math.floor(now / MINUTE_MS);
+    const window = Math.floor(now / this.windowMs);
     let entry = this.windows.get(keyId);
     if (entry === undefined) {
       entry = { window, used: 0 };
@@ -40,7 +44,7 @@ export class RateLimiter {
       limited,
       limit: this.perMinute,
       remaining: Math.max(0, this.perMinute - entry.used),
-      resetSeconds: Math.max(1, Math.ceil(((window + 1) * MINUTE_MS - now) / 1000)),
+      resetSeconds: Math.max(1, Math.ceil(((window + 1) * this.windowMs - now) / 1000)),
     };
   }
 

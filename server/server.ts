@@ -6,6 +6,7 @@ import { ReferenceApp, type Stats } from "./app";
 import { type Clock, systemClock } from "./clock";
 import { createControl, type ServerControl } from "./control";
 import { FaultInjector, type FaultOptions, type InjectedFault } from "./faults";
+import { type Gateway, type GatewayOptions, startGateway } from "./gateway/gateway";
 import { createKey } from "./handlers/keys";
 import { loadStore, type Store, saveStore } from "./store";
 import { newSecret, secretHint, sha256Hex } from "./tokens";
@@ -29,16 +30,22 @@ export interface ReferenceServerOptions {
   stateFile?: string;
   /** One line per request: request id, method, path, outcome, duration, key id. Never a secret. */
   log?: (line: string) => void;
+  /** The proxy gateway beside the API: its port, propagation delay, rate limit and allowed hosts. */
+  gateway?: GatewayOptions;
 }
 
 export interface ReferenceServer {
   readonly url: string;
+  /** The proxy gateway: `proxy-authorization: Basic base64(username:password)` of a proxy user. */
+  readonly gatewayUrl: string;
   readonly rootKey: string;
   readonly clock: Clock;
   /** The next `count` (default 1) matching requests fail. Phase "after": the state changes, then the reply is lost. */
   injectFault(fault: InjectedFault): void;
   setFaults(faults: FaultOptions): void;
   setRateLimit(perMinute: number): void;
+  /** The gateway's knobs, changeable while it runs. */
+  gateway: Pick<Gateway, "setPropagationDelay" | "setRateLimit">;
   stats(): Stats;
   resetStats(): void;
   /** Out-of-band controls for tests and the demo; not HTTP endpoints. */
@@ -119,24 +126,42 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   });
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  let gateway: Gateway;
+  try {
+    gateway = await startGateway(options.gateway ?? {}, {
+      store,
+      clock,
+      host: options.host ?? "127.0.0.1",
+      log,
+      onCommit,
+    });
+  } catch (error) {
+    server.close();
+    throw error;
+  }
   let closing: Promise<void> | undefined;
 
   return {
     url: `http://${host}:${address.port}`,
+    gatewayUrl: gateway.url,
     rootKey,
     clock,
     injectFault: (fault) => faults.inject(fault),
     setFaults: (next) => faults.setOptions(next),
     setRateLimit: (perMinute) => app.limiter.setLimit(perMinute),
+    gateway: { setPropagationDelay: gateway.setPropagationDelay, setRateLimit: gateway.setRateLimit },
     stats: () => structuredClone(app.stats),
     resetStats: () => {
       app.stats = ReferenceApp.emptyStats();
     },
     control: createControl(store, clock, onCommit),
     close: () =>
-      (closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }).then(saveNow)),
+      (closing ??= Promise.all([
+        gateway.close(),
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+      ]).then(saveNow)),
   };
 }

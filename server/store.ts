@@ -97,6 +97,13 @@ export class Store {
   private readonly allocationIdByIp = new Map<string, string>();
   /** sha256 of a live or grace-period secret → key id. */
   private readonly keyIdBySecretHash = new Map<string, string>();
+  /** `<proxy user id> <YYYY-MM>` → bytes, so the gateway checks a monthly ceiling without a scan. */
+  private readonly bytesByMonth = new Map<string, number>();
+  /**
+   * Told a proxy user's state just before its `enabled`, limits or existence change. The gateway keeps
+   * serving that state until its propagation delay has passed.
+   */
+  readonly proxyUserObservers = new Set<(before: ProxyUserRecord, at: number) => void>();
   private seq = 0;
 
   constructor(balanceCents: number) {
@@ -115,6 +122,11 @@ export class Store {
   addProxyUser(record: ProxyUserRecord): void {
     this.proxyUsers.add(record);
     this.proxyUserIdByName.set(record.name, record.id);
+  }
+
+  /** Call before changing `enabled` or the limits, or deleting: observers get a copy of the state so far. */
+  noteProxyUserChange(record: ProxyUserRecord, at: number): void {
+    for (const observe of this.proxyUserObservers) observe({ ...record, limits: { ...record.limits } }, at);
   }
 
   deleteProxyUser(record: ProxyUserRecord): void {
@@ -185,6 +197,18 @@ export class Store {
     } else {
       this.traffic.set(bucketKey, { proxyUserId, day, bytes, requests });
     }
+    const monthKey = `${proxyUserId} ${day.slice(0, 7)}`;
+    this.bytesByMonth.set(monthKey, (this.bytesByMonth.get(monthKey) ?? 0) + bytes);
+  }
+
+  /** Bytes of one proxy user on a UTC day (`YYYY-MM-DD`). */
+  bytesOnDay(proxyUserId: string, day: string): number {
+    return this.traffic.get(`${proxyUserId} ${day}`)?.bytes ?? 0;
+  }
+
+  /** Bytes of one proxy user in a UTC month (`YYYY-MM`). */
+  bytesInMonth(proxyUserId: string, month: string): number {
+    return this.bytesByMonth.get(`${proxyUserId} ${month}`) ?? 0;
   }
 
   private indexKeySecrets(record: KeyRecord): void {

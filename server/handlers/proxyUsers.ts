@@ -81,6 +81,7 @@ export const proxyUserHandlers: HandlerTable<
       limits.daily_gb !== user.limits.daily_gb ||
       limits.monthly_gb !== user.limits.monthly_gb
     ) {
+      ctx.store.noteProxyUserChange(user, ctx.now);
       user.limits = limits;
       user.enabled = enabled;
       user.updatedAt = ctx.now;
@@ -91,6 +92,7 @@ export const proxyUserHandlers: HandlerTable<
   disableProxyUser(ctx) {
     const user = findProxyUser(ctx.store, pathParam(ctx, "id"));
     if (user.enabled) {
+      ctx.store.noteProxyUserChange(user, ctx.now);
       user.enabled = false;
       user.updatedAt = ctx.now;
     }
@@ -98,7 +100,9 @@ export const proxyUserHandlers: HandlerTable<
   },
 
   deleteProxyUser(ctx) {
-    ctx.store.deleteProxyUser(findProxyUser(ctx.store, pathParam(ctx, "id")));
+    const user = findProxyUser(ctx.store, pathParam(ctx, "id"));
+    ctx.store.noteProxyUserChange(user, ctx.now);
+    ctx.store.deleteProxyUser(user);
     return undefined;
   },
 };

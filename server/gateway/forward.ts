@@ -1,0 +1,103 @@
+import { type Agent, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { connect, type Socket } from "node:net";
+import { Refusal } from "./refusals";
+import type { Target } from "./targets";
+
+/** Headers of one connection, never forwarded (RFC 9110 §7.6.1), plus the gateway's own credentials. */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+/** Raw headers minus the hop-by-hop ones and any the Connection header names; order and case kept. */
+export function endToEndHeaders(raw: string[]): string[] {
+  const named = new Set(HOP_BY_HOP);
+  for (let i = 0; i < raw.length; i += 2) {
+    if ((raw[i] as string).toLowerCase() === "connection") {
+      for (const token of (raw[i + 1] as string).split(",")) named.add(token.trim().toLowerCase());
+    }
+  }
+  const kept: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    if (!named.has((raw[i] as string).toLowerCase())) kept.push(raw[i] as string, raw[i + 1] as string);
+  }
+  return kept;
+}
+
+function unreachable(): Refusal {
+  return new Refusal("target_unreachable", "The gateway could not reach the target.");
+}
+
+/**
+ * Sends an absolute-form request on to its target and streams the answer back. Resolves with the
+ * target's status once the answer has started; rejects with `target_unreachable` when no answer came.
+ */
+export function forwardRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: Target,
+  path: string,
+  agent: Agent,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const upstream = request({
+      host: target.connectTo,
+      port: target.port,
+      method: req.method,
+      path,
+      headers: endToEndHeaders(req.rawHeaders),
+      agent,
+    });
+    upstream.on("response", (answer) => {
+      res.writeHead(answer.statusCode ?? 502, endToEndHeaders(answer.rawHeaders));
+      answer.pipe(res);
+      answer.on("error", () => res.destroy());
+      resolve(answer.statusCode ?? 502);
+    });
+    upstream.on("error", () => {
+      if (res.headersSent) res.destroy();
+      else reject(unreachable());
+    });
+    // The client went away mid-exchange: stop the target's side too.
+    res.on("close", () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    req.pipe(upstream);
+  });
+}
+
+/** A TCP connection to the target, or `target_unreachable`. */
+export function openTunnel(target: Target): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const upstream = connect({ host: target.connectTo, port: target.port });
+    upstream.once("connect", () => {
+      upstream.off("error", onError);
+      resolve(upstream);
+    });
+    const onError = (): void => {
+      upstream.destroy();
+      reject(unreachable());
+    };
+    upstream.once("error", onError);
+  });
+}
+
+/** Joins client and target until either side ends; resolves when the client's socket has closed. */
+export function splice(client: Socket, upstream: Socket, head: Buffer): Promise<void> {
+  const closed = new Promise<void>((resolve) => client.once("close", () => resolve()));
+  upstream.on("error", () => client.destroy());
+  client.on("error", () => upstream.destroy());
+  upstream.on("close", () => client.end());
+  client.on("close", () => upstream.destroy());
+  if (head.length > 0) upstream.write(head);
+  upstream.pipe(client);
+  client.pipe(upstream);
+  return closed;
+}

@@ -1,0 +1,74 @@
+import type { ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { errorBody } from "../errors";
+
+/** Every reason the gateway refuses a request, as its `x-proxy-error` header names it, with its status. */
+export const GATEWAY_REFUSALS = {
+  invalid_credentials: 407,
+  proxy_user_disabled: 407,
+  traffic_limit_reached: 407,
+  rate_limited: 429,
+  target_not_allowed: 403,
+  target_unreachable: 502,
+  bad_request: 400,
+} as const;
+export type GatewayRefusalCode = keyof typeof GATEWAY_REFUSALS;
+
+/**
+ * A refusal: status from the table, `x-proxy-error`, the contract's error body, and for a 407 the
+ * challenge. The message is the gateway's own sentence; nothing the client sent is echoed, so a
+ * password can never come back in it.
+ */
+export class Refusal {
+  readonly status: number;
+  constructor(
+    readonly code: GatewayRefusalCode,
+    readonly message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    this.status = GATEWAY_REFUSALS[code];
+  }
+
+  headers(requestId: string, body: string): Record<string, string> {
+    const headers: Record<string, string> = {
+      "x-proxy-error": this.code,
+      "x-request-id": requestId,
+      "content-type": "application/json; charset=utf-8",
+      "content-length": String(Buffer.byteLength(body)),
+    };
+    if (this.status === 407) headers["proxy-authenticate"] = 'Basic realm="proxy"';
+    if (this.retryAfterSeconds !== undefined) headers["retry-after"] = String(this.retryAfterSeconds);
+    return headers;
+  }
+
+  body(requestId: string): string {
+    return errorBody(this.code, this.message, requestId);
+  }
+
+  /** On an HTTP exchange. `close` when the request body was left unread, so its bytes never spill into the next request. */
+  send(res: ServerResponse, requestId: string, close: boolean): void {
+    const body = this.body(requestId);
+    const headers = this.headers(requestId, body);
+    if (close) headers.connection = "close";
+    res.writeHead(this.status, headers);
+    res.end(body);
+  }
+
+  /** On a CONNECT socket, which Node has already taken away from the HTTP server: raw bytes, then close. */
+  sendRaw(socket: Duplex, requestId: string): void {
+    const body = this.body(requestId);
+    const headers = { ...this.headers(requestId, body), connection: "close" };
+    const head = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join("");
+    socket.end(`HTTP/1.1 ${this.status} ${REASON_PHRASES[this.status] ?? "Error"}\r\n${head}\r\n${body}`);
+  }
+}
+
+const REASON_PHRASES: Record<number, string> = {
+  400: "Bad Request",
+  403: "Forbidden",
+  407: "Proxy Authentication Required",
+  429: "Too Many Requests",
+  502: "Bad Gateway",
+};
