@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import type { FaultOptions } from "./faults";
+import type { GatewayOptions } from "./gateway/gateway";
 import { type ReferenceServerOptions, startReferenceServer } from "./server";
 
 const USAGE = `usage: node dist/server/cli.js [options]
@@ -17,6 +18,10 @@ const USAGE = `usage: node dist/server/cli.js [options]
   --latency-ms <ms>          added latency, on every request or per --latency-rate
   --latency-rate <0..1>      chance of the added latency
   --fault-seed <n>           make the random faults reproducible
+  --gateway-port <port>      proxy gateway port (default: --port + 1; 0 = any free port, the default with --port 0)
+  --propagation-delay-ms <ms> how long an enable, limit or delete takes to reach the gateway (default 2000)
+  --gateway-rate-limit <n>   new gateway requests per second per proxy user (default 100)
+  --gateway-allow-host <h>   also forward to this host besides loopback (repeatable)
   --log                      one line per request on stderr (never a secret)
   --help                     this text`;
 
@@ -49,6 +54,10 @@ export function parseCli(argv: string[]): ReferenceServerOptions | "help" {
       "latency-ms": { type: "string" },
       "latency-rate": { type: "string" },
       "fault-seed": { type: "string" },
+      "gateway-port": { type: "string" },
+      "propagation-delay-ms": { type: "string" },
+      "gateway-rate-limit": { type: "string" },
+      "gateway-allow-host": { type: "string", multiple: true },
       log: { type: "boolean" },
       help: { type: "boolean" },
     },
@@ -75,8 +84,22 @@ export function parseCli(argv: string[]): ReferenceServerOptions | "help" {
   const balance = numberFlag(values, "balance", Number.isSafeInteger);
   if (balance !== undefined) options.balanceCents = balance;
   if (values["state-file"] !== undefined) options.stateFile = values["state-file"];
+  options.gateway = gatewayOptions(values, options.port ?? 8787);
   if (values.log) options.log = (line) => process.stderr.write(`${line}\n`);
   return options;
+}
+
+function gatewayOptions(values: Record<string, unknown>, apiPort: number): GatewayOptions {
+  const port = numberFlag(values, "gateway-port", (n) => isCount(n) && n <= 65535);
+  // Beside the API by default; with an ephemeral API port, an ephemeral gateway port too, so parallel runs never collide.
+  const gateway: GatewayOptions = { port: port ?? (apiPort === 0 || apiPort === 65535 ? 0 : apiPort + 1) };
+  const delay = numberFlag(values, "propagation-delay-ms", isCount);
+  if (delay !== undefined) gateway.propagationDelayMs = delay;
+  const perSecond = numberFlag(values, "gateway-rate-limit", (n) => isCount(n) && n >= 1);
+  if (perSecond !== undefined) gateway.requestsPerSecond = perSecond;
+  const hosts = values["gateway-allow-host"];
+  if (Array.isArray(hosts) && hosts.length > 0) gateway.allowedHosts = hosts.map(String);
+  return gateway;
 }
 
 async function main(): Promise<void> {
@@ -92,7 +115,9 @@ async function main(): Promise<void> {
     return;
   }
   const server = await startReferenceServer(options);
-  process.stdout.write(`reference server listening on ${server.url}\nroot key: ${server.rootKey}\n`);
+  process.stdout.write(
+    `reference server listening on ${server.url}\nroot key: ${server.rootKey}\ngateway listening on ${server.gatewayUrl}\n`,
+  );
   const stop = (signal: string): void => {
     process.stderr.write(`${signal}: stopping\n`);
     void server.close().then(() => process.exit(0));

@@ -109,8 +109,26 @@ describe("command line", () => {
       balanceCents: 123,
       stateFile: "s.json",
       faults: { errorRate: 0.05, dropRate: 0.01, afterCommitRate: 0.02, latencyMs: 20, latencyRate: 0.5, seed: 7 },
+      gateway: { port: 9001 },
     });
-    expect(parseCli([])).toEqual({ host: "127.0.0.1", port: 8787, faults: {} });
+    expect(parseCli([])).toEqual({ host: "127.0.0.1", port: 8787, faults: {}, gateway: { port: 8788 } });
+    expect(parseCli(["--port", "0"])).toMatchObject({ gateway: { port: 0 } });
+    expect(
+      parseCli([
+        "--gateway-port",
+        "9100",
+        "--propagation-delay-ms",
+        "0",
+        "--gateway-rate-limit",
+        "5000",
+        "--gateway-allow-host",
+        "a.test",
+        "--gateway-allow-host",
+        "b.test",
+      ]),
+    ).toMatchObject({
+      gateway: { port: 9100, propagationDelayMs: 0, requestsPerSecond: 5000, allowedHosts: ["a.test", "b.test"] },
+    });
     expect(parseCli(["--help"])).toBe("help");
   });
 
@@ -134,6 +152,16 @@ describe("command line", () => {
         child.once("exit", (code) => fail(new Error(`exited early with ${String(code)}: ${output}`)));
       });
       expect(output).toContain(`root key: ${rootKey}`);
+      const gatewayUrl = await new Promise<string>((done) => {
+        const find = (): void => {
+          const found = /gateway listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(output)?.[1];
+          if (found) done(found);
+          else child.stdout.once("data", find);
+        };
+        find();
+      });
+      const refused = await fetch(gatewayUrl);
+      expect(refused.headers.get("x-proxy-error")).toBe("bad_request");
       const answer = await fetch(`${url}/v1/billing/balance`, { headers: { authorization: `Bearer ${rootKey}` } });
       expect(answer.status).toBe(200);
       expect(answer.headers.get("x-ratelimit-limit")).toBe("5");
@@ -146,6 +174,8 @@ describe("command line", () => {
     expect(() => parseCli(["--fault-rate", "2"])).toThrow(/fault-rate/);
     expect(() => parseCli(["--port", "http"])).toThrow(/port/);
     expect(() => parseCli(["--rate-limit", "0"])).toThrow(/rate-limit/);
+    expect(() => parseCli(["--gateway-rate-limit", "0"])).toThrow(/gateway-rate-limit/);
+    expect(() => parseCli(["--propagation-delay-ms", "-1"])).toThrow(/propagation-delay-ms/);
     expect(() => parseCli(["--colour"])).toThrow();
   });
 });
