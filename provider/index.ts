@@ -1,4 +1,20 @@
 export type { Scope } from "../sdk/schemas";
 export { ApiKey, type ApiKeyArgs } from "./apiKey";
+export {
+  type BalanceResult,
+  type Charge,
+  type ChargesArgs,
+  type ChargesResult,
+  getBalance,
+  getCharges,
+  getUsage,
+  type IpAllocationLookup,
+  lookupIpAllocation,
+  lookupProxyUser,
+  type ProxyUserLookup,
+  type UsageArgs,
+  type UsageResult,
+  type UsageRow,
+} from "./functions";
 export { IpAllocation, type IpAllocationArgs } from "./ipAllocation";
 export { ProxyUser, type ProxyUserArgs, type TrafficLimits } from "./proxyUser";

@@ -1,0 +1,244 @@
+import * as pulumi from "@pulumi/pulumi";
+import {
+  type BillingCharge,
+  type IpAllocation,
+  isNotFound,
+  ProxyClient,
+  type ProxyUser,
+  type UsageReport,
+} from "../sdk";
+import { explain } from "./shared";
+
+/**
+ * Reads for a program: usage, balance, charges, and lookups of existing objects (to feed `adoptId`,
+ * for example). Unlike the resources, these run in the program's own process, so they read the
+ * stack config there: `proxy:apiUrl`, and `proxy:apiKey` as a secret, with PROXY_API_URL and
+ * PROXY_API_KEY as the fallback. The key taints nothing: results are only as secret as the arguments.
+ */
+
+export interface UsageArgs {
+  /** First day, `YYYY-MM-DD` (UTC), inclusive. */
+  from: pulumi.Input<string>;
+  /** Last day, `YYYY-MM-DD` (UTC), inclusive; at most 366 days after `from`. */
+  to: pulumi.Input<string>;
+  /** Only this proxy user (pu_…); default every proxy user of the account. */
+  proxyUserId?: pulumi.Input<string>;
+  /** One row per day (default) or per month. */
+  granularity?: pulumi.Input<"day" | "month">;
+}
+
+export interface UsageRow {
+  proxyUserId: string;
+  /** `YYYY-MM-DD`; a month row starts on the 1st. */
+  periodStart: string;
+  bytes: number;
+  requests: number;
+}
+
+export interface UsageResult {
+  /** Only (proxy user, period) pairs that carried traffic, by period, then by proxy user id. */
+  rows: UsageRow[];
+  totals: { bytes: number; requests: number };
+}
+
+export interface BalanceResult {
+  balanceCents: number;
+  currency: string;
+}
+
+export interface ChargesArgs {
+  /** Only charges created at or after this instant (ISO 8601 date or timestamp); default all. */
+  since?: pulumi.Input<string>;
+}
+
+export interface Charge {
+  id: string;
+  kind: string;
+  amountCents: number;
+  currency: string;
+  createdAt: string;
+  ref: string | null;
+}
+
+export interface ChargesResult {
+  /** Newest first. */
+  charges: Charge[];
+  totalCents: number;
+}
+
+export interface ProxyUserLookup {
+  id: string;
+  name: string;
+  username: string;
+  limits: { dailyGb: number | null; monthlyGb: number | null };
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface IpAllocationLookup {
+  id: string;
+  ip: string;
+  product: string;
+  country: string;
+  city: string;
+  asn: string;
+  allocatedAt: string;
+  renewsAt: string;
+  health: string;
+  blacklists: number;
+  freeReplacementsRemaining: number;
+}
+
+/** Traffic for a period, optionally of one proxy user. Needs usage:read. */
+export function getUsage(args: UsageArgs): pulumi.Output<UsageResult> {
+  return read("getUsage", "read usage", args, async (client, { from, to, proxyUserId, granularity }) => {
+    const report: UsageReport = await client.usage.get({
+      from,
+      to,
+      ...(proxyUserId !== undefined ? { proxy_user_id: proxyUserId } : {}),
+      ...(granularity !== undefined ? { granularity } : {}),
+    });
+    return {
+      rows: report.usage.map((row) => ({
+        proxyUserId: row.proxy_user_id,
+        periodStart: row.period_start,
+        bytes: row.bytes,
+        requests: row.requests,
+      })),
+      totals: { ...report.totals },
+    };
+  });
+}
+
+/** The account's balance. Needs billing:read. */
+export function getBalance(): pulumi.Output<BalanceResult> {
+  return read("getBalance", "read the balance", {}, async (client) => {
+    const balance = await client.billing.balance();
+    return { balanceCents: balance.balance_cents, currency: balance.currency };
+  });
+}
+
+/** The account's charges, newest first, optionally only those since an instant. Needs billing:read. */
+export function getCharges(args: ChargesArgs = {}): pulumi.Output<ChargesResult> {
+  return read("getCharges", "list charges", args, async (client, { since }) => {
+    const from = since === undefined ? Number.NEGATIVE_INFINITY : Date.parse(since);
+    if (Number.isNaN(from))
+      throw new Error(`since must be an ISO 8601 date or timestamp, got ${JSON.stringify(since)}`);
+    const charges: Charge[] = [];
+    // Newest first: the walk stops at the first charge older than `since`.
+    for await (const charge of client.billing.charges({ limit: 200 })) {
+      if (Date.parse(charge.created_at) < from) break;
+      charges.push(toCharge(charge));
+    }
+    return { charges, totalCents: charges.reduce((sum, charge) => sum + charge.amountCents, 0) };
+  });
+}
+
+/** An existing proxy user by name, for example to adopt it (`adoptId: user.id`). Needs proxy-users:read. */
+export function lookupProxyUser(args: { name: pulumi.Input<string> }): pulumi.Output<ProxyUserLookup> {
+  return read("lookupProxyUser", "look up a proxy user", args, async (client, { name }) => {
+    for await (const user of client.proxyUsers.list({ limit: 200 })) {
+      if (user.name === name) return toProxyUser(user);
+    }
+    throw new Error(
+      `no proxy user is named ${JSON.stringify(name)} on this account. Check the name, or create it with a ProxyUser resource.`,
+    );
+  });
+}
+
+/** An allocation by its current address (or its alloc_… id). Needs proxy-users:read. */
+export function lookupIpAllocation(args: { address: pulumi.Input<string> }): pulumi.Output<IpAllocationLookup> {
+  return read("lookupIpAllocation", "look up an allocation", args, async (client, { address }) => {
+    try {
+      return toAllocation(await client.ips.get(address));
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      throw new Error(
+        `the account holds no allocation at ${address}. Check the address, or allocate one with an IpAllocation resource.`,
+      );
+    }
+  });
+}
+
+/**
+ * Runs one read once its arguments are known. The API key is a secret Output; its secretness is
+ * dropped from the result (which never contains it), while the arguments' own secretness is kept.
+ */
+function read<A extends object, R>(
+  name: string,
+  action: string,
+  args: { [K in keyof A]: pulumi.Input<A[K]> },
+  call: (client: ProxyClient, args: pulumi.Unwrap<A>) => Promise<R>,
+): pulumi.Output<R> {
+  const resolvedArgs = pulumi.output(args) as pulumi.Output<pulumi.Unwrap<A>>;
+  const config = new pulumi.Config("proxy");
+  const apiUrl = config.get("apiUrl") || process.env.PROXY_API_URL;
+  const apiKey = config.getSecret("apiKey") ?? pulumi.secret(process.env.PROXY_API_KEY);
+  const result = pulumi.all([apiKey, resolvedArgs]).apply(async ([key, known]) => {
+    try {
+      return await call(clientFor(apiUrl, key || process.env.PROXY_API_KEY), known as pulumi.Unwrap<A>);
+    } catch (error) {
+      throw explain(name, action, error);
+    }
+  });
+  // Re-joining the arguments gives the result their secretness back, and only theirs.
+  return pulumi.all([pulumi.unsecret(result), resolvedArgs]).apply(([value]) => value as R);
+}
+
+let cached: { identity: string; client: ProxyClient } | undefined;
+
+function clientFor(apiUrl: string | undefined, apiKey: string | undefined): ProxyClient {
+  if (!apiUrl) {
+    throw new Error("no API URL is configured. Run `pulumi config set proxy:apiUrl https://…` or set PROXY_API_URL.");
+  }
+  if (!apiKey) {
+    throw new Error(
+      "no API key is configured. Run `pulumi config set --secret proxy:apiKey live_…` or set PROXY_API_KEY.",
+    );
+  }
+  const identity = `${apiUrl}\u0000${apiKey}`;
+  if (cached?.identity !== identity) {
+    cached = { identity, client: new ProxyClient({ baseUrl: apiUrl, apiKey, userAgent: "pulumi-proxy-functions" }) };
+  }
+  return cached.client;
+}
+
+function toCharge(charge: BillingCharge): Charge {
+  return {
+    id: charge.id,
+    kind: charge.kind,
+    amountCents: charge.amount_cents,
+    currency: charge.currency,
+    createdAt: charge.created_at,
+    ref: charge.ref,
+  };
+}
+
+function toProxyUser(user: ProxyUser): ProxyUserLookup {
+  return {
+    id: user.id,
+    name: user.name,
+    username: user.username,
+    limits: { dailyGb: user.limits.daily_gb, monthlyGb: user.limits.monthly_gb },
+    enabled: user.enabled,
+    createdAt: user.created_at,
+    updatedAt: user.updated_at,
+  };
+}
+
+function toAllocation(allocation: IpAllocation): IpAllocationLookup {
+  return {
+    id: allocation.id,
+    ip: allocation.ip,
+    product: allocation.product,
+    country: allocation.country,
+    city: allocation.city,
+    asn: allocation.asn,
+    allocatedAt: allocation.allocated_at,
+    renewsAt: allocation.renews_at,
+    health: allocation.health,
+    blacklists: allocation.blacklists,
+    freeReplacementsRemaining: allocation.free_replacements_remaining,
+  };
+}
