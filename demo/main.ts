@@ -10,6 +10,7 @@ import { formatDriftTable } from "../cli/table";
 import { ProxyClient } from "../sdk";
 import { type ReferenceServer, startReferenceServer } from "../server";
 import { type LocalStack, type LocalStackOptions, loadRepositoryTools, openLocalStack } from "../tools/localStack";
+import { gatewayStory } from "./gateway";
 import {
   type DemoArgs,
   DemoError,
@@ -20,6 +21,7 @@ import {
   resourceLines,
   say,
   seconds,
+  setTotalSteps,
   step,
   summaryLines,
   USAGE,
@@ -151,7 +153,12 @@ async function story(stack: Stack, target: Target, args: DemoArgs): Promise<void
   );
 
   step("summary of the objects (secrets masked)");
-  for (const line of summaryLines(outputsOf(converged.outputs))) say(`      ${line}`);
+  const final = outputsOf(converged.outputs);
+  for (const line of summaryLines(final)) say(`      ${line}`);
+
+  // The gateway is the reference server's; a real API's gateways are not the demo's to test.
+  if (target.server && final.proxyUserPassword)
+    await gatewayStory(target.server, client, user, final.proxyUserPassword);
 }
 
 async function finish(local: LocalStack | undefined, target: Target, args: DemoArgs, binDir: string): Promise<void> {
@@ -198,6 +205,7 @@ async function main(): Promise<number> {
   const cli = await provisionPulumi();
   say(`Pulumi CLI: v${cli.version} (${cli.source}) in ${cli.binDir}`);
   const target = await startTarget(args);
+  setTotalSteps(target.server ? 8 : 6);
   let local: LocalStack | undefined;
   try {
     local = await openStack(repoRoot, cli.binDir, target, args);

@@ -11,7 +11,9 @@ import { shortType } from "../cli/table";
 export const USAGE = `usage: npm run demo -- [--keep] [--verbose] [--api-url URL --api-key KEY] [--with-ip]
 
 Runs the repository's stack (Pulumi.yaml → examples/quickstart) end to end: up, a clean preview,
-an out-of-band change through the SDK, the drift it causes, up --refresh to converge, a summary.
+an out-of-band change through the SDK, the drift it causes, up --refresh to converge, a summary;
+against the embedded server, traffic through its gateway, the usage it made, and an emergency
+disable answered by 407.
 
   --keep            keep the stack afterwards (default: destroy it, so the next run starts fresh)
   --verbose         stream the engine's own output
@@ -74,10 +76,16 @@ export const indent = (text: string, by = "      "): string =>
     .join("\n");
 export const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
+/** Six steps on any API; two more (gateway traffic, emergency disable) against the embedded server. */
+let totalSteps = 6;
+export function setTotalSteps(total: number): void {
+  totalSteps = total;
+}
+
 let stepNumber = 0;
 export function step(title: string): number {
   stepNumber += 1;
-  say(`\n[${stepNumber}/6] ${title}`);
+  say(`\n[${stepNumber}/${totalSteps}] ${title}`);
   return Date.now();
 }
 
