@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
+import { benchGateway } from "./gateway";
 import { pulumiBinDir } from "./harness";
 import { installForBench } from "./install";
 import type { StackShape } from "./programs";
@@ -10,7 +11,8 @@ import { benchStack, type Parallel, type StackFigures } from "./stacks";
 
 /**
  * `npm run bench`: every benchmark in turn, each printing its own figures; none passes or fails.
- * `node dist/bench/run.js stacks` runs only the stack cases; `--only <label>` one of them.
+ * `node dist/bench/run.js stacks` runs only the stack cases; `--only <label>` one of them;
+ * `node dist/bench/run.js gateway` only the gateway's.
  */
 
 /**
@@ -87,12 +89,19 @@ async function reportFailure<T>(work: Promise<T>): Promise<T | undefined> {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes("gateway")) {
+    console.log("== proxy gateway ==");
+    await reportFailure(benchGateway());
+    return;
+  }
   const stacksOnly = process.argv.includes("stacks");
   const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
   const started = performance.now();
   if (!stacksOnly) {
     console.log("== reference server ==");
     await reportFailure(benchServer());
+    console.log("\n== proxy gateway ==");
+    await reportFailure(benchGateway());
     console.log("\n== SDK against the rate limit ==");
     await reportFailure(benchSdk());
   }

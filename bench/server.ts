@@ -38,14 +38,18 @@ const RATE_LIMIT = 1_000_000_000;
 const CONNECTIONS = 10;
 const DURATION_SECONDS = 5;
 
-interface Target {
+export interface Target {
+  /** The server's process, when it has its own. */
+  pid?: number;
   url: string;
+  gatewayUrl: string;
   rootKey: string;
   stop(): Promise<void>;
 }
 
-async function startInChildProcess(cliPath: string): Promise<Target> {
-  const child: ChildProcess = fork(cliPath, ["--port", "0", "--rate-limit", String(RATE_LIMIT)], {
+/** The built command-line server in its own process (its own core), as `npm run server` runs it. */
+export async function startInChildProcess(cliPath: string, extraArgs: string[] = []): Promise<Target> {
+  const child: ChildProcess = fork(cliPath, ["--port", "0", "--rate-limit", String(RATE_LIMIT), ...extraArgs], {
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   let errors = "";
@@ -54,15 +58,18 @@ async function startInChildProcess(cliPath: string): Promise<Target> {
     let output = "";
     child.stdout?.on("data", (chunk: Buffer) => {
       output += chunk.toString("utf8");
-      if (/root key: \S+\n/.test(output)) resolve(output);
+      if (/root key: \S+\n/.test(output) && /gateway listening on \S+\n/.test(output)) resolve(output);
     });
     child.once("exit", (code) => reject(new Error(`the server exited early (${String(code)}): ${errors}`)));
   });
   const url = /listening on (\S+)/.exec(banner)?.[1];
   const rootKey = /root key: (\S+)/.exec(banner)?.[1];
-  if (!url || !rootKey) throw new Error(`unexpected server banner: ${banner}`);
+  const gatewayUrl = /gateway listening on (\S+)/.exec(banner)?.[1];
+  if (!url || !rootKey || !gatewayUrl) throw new Error(`unexpected server banner: ${banner}`);
   return {
+    ...(child.pid !== undefined ? { pid: child.pid } : {}),
     url,
+    gatewayUrl,
     rootKey,
     stop: () =>
       new Promise<void>((resolve) => {
@@ -74,7 +81,7 @@ async function startInChildProcess(cliPath: string): Promise<Target> {
 
 async function startInProcess(): Promise<Target> {
   const server = await startReferenceServer({ rateLimitPerMinute: RATE_LIMIT });
-  return { url: server.url, rootKey: server.rootKey, stop: () => server.close() };
+  return { url: server.url, gatewayUrl: server.gatewayUrl, rootKey: server.rootKey, stop: () => server.close() };
 }
 
 function report(label: string, result: AutocannonResult): void {
