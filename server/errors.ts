@@ -1,4 +1,4 @@
-import { ERRORS, type ErrorCode } from "../sdk/schemas/errors";
+import { ERRORS, type ErrorCode, type GatewayErrorCode } from "../sdk/schemas/errors";
 
 /**
  * Every failure a handler or the pipeline can answer with. Handlers throw these; the pipeline turns
@@ -35,8 +35,9 @@ export function notFound(what: string): ApiError {
   return new ApiError("not_found", `${what} was not found.`);
 }
 
+/** The contract's error body, for the API and for the gateway's refusals alike. */
 export function errorBody(
-  code: ErrorCode,
+  code: ErrorCode | GatewayErrorCode,
   message: string,
   requestId: string,
   details?: Record<string, unknown>,

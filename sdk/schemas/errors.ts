@@ -61,3 +61,31 @@ export const ERRORS: { readonly [C in ErrorCode]: { readonly status: number; rea
   internal_error: { status: 500, meaning: "retry the request." },
   service_unavailable: { status: 503, meaning: "retry the request, after `retry-after` when given." },
 };
+
+/**
+ * Every reason the reference server's proxy gateway refuses a request, once: its `x-proxy-error`
+ * header and its body's `error.code`. The gateway is not the management API, so these live apart
+ * from ErrorCode (`rate_limited` has the same meaning on both).
+ */
+export const GatewayErrorCode = z.enum([
+  "bad_request",
+  "invalid_credentials",
+  "proxy_user_disabled",
+  "traffic_limit_reached",
+  "rate_limited",
+  "target_not_allowed",
+  "target_unreachable",
+]);
+export type GatewayErrorCode = z.infer<typeof GatewayErrorCode>;
+
+export const GATEWAY_ERRORS: {
+  readonly [C in GatewayErrorCode]: { readonly status: number; readonly meaning: string };
+} = {
+  bad_request: { status: 400, meaning: "not an absolute-form http:// request, nor CONNECT host:port." },
+  invalid_credentials: { status: 407, meaning: "missing, malformed or wrong proxy credentials, or no such user." },
+  proxy_user_disabled: { status: 407, meaning: "the proxy user is disabled." },
+  traffic_limit_reached: { status: 407, meaning: "today's or this month's traffic has reached its ceiling." },
+  rate_limited: { status: 429, meaning: "past the proxy user's new requests per second; wait `retry-after`." },
+  target_not_allowed: { status: 403, meaning: "the target is neither loopback nor an allowed host." },
+  target_unreachable: { status: 502, meaning: "the target could not be reached." },
+};

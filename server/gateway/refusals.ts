@@ -1,18 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
+import { GATEWAY_ERRORS, type GatewayErrorCode } from "../../sdk/schemas/errors";
 import { errorBody } from "../errors";
-
-/** Every reason the gateway refuses a request, as its `x-proxy-error` header names it, with its status. */
-export const GATEWAY_REFUSALS = {
-  invalid_credentials: 407,
-  proxy_user_disabled: 407,
-  traffic_limit_reached: 407,
-  rate_limited: 429,
-  target_not_allowed: 403,
-  target_unreachable: 502,
-  bad_request: 400,
-} as const;
-export type GatewayRefusalCode = keyof typeof GATEWAY_REFUSALS;
 
 /**
  * A refusal: status from the table, `x-proxy-error`, the contract's error body, and for a 407 the
@@ -22,11 +11,11 @@ export type GatewayRefusalCode = keyof typeof GATEWAY_REFUSALS;
 export class Refusal {
   readonly status: number;
   constructor(
-    readonly code: GatewayRefusalCode,
+    readonly code: GatewayErrorCode,
     readonly message: string,
     readonly retryAfterSeconds?: number,
   ) {
-    this.status = GATEWAY_REFUSALS[code];
+    this.status = GATEWAY_ERRORS[code].status;
   }
 
   headers(requestId: string, body: string): Record<string, string> {
