@@ -15,6 +15,11 @@ export interface ClientOptions {
   retryAfterCapMs?: number;
   /** Proactive pacing from x-ratelimit-* headers, default true. */
   pacing?: boolean;
+  /**
+   * Requests per rate-limit window this client leaves unspent for other users of the same key,
+   * default 0. With pacing, the client stops when the window's remaining budget reaches it.
+   */
+  rateLimitReserve?: number;
   userAgent?: string;
   /** Debug hook; events never carry the key, a secret or a body. */
   logger?: (event: TransportEvent) => void;
