@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { type ApiKey, type IpAllocation, ProxyClient, type ProxyUser } from "../sdk";
 import { LIST_LIMIT_MAX } from "../sdk/schemas/common";
-import { ReadCoalescer } from "./coalescer";
+import { ReadCoalescer, spendingAhead } from "./coalescer";
 
 /**
  * What every resource method of one provider process shares: one client, so pacing sees every
@@ -65,19 +65,24 @@ export function providerContext(): ProviderContext {
 /** Each coalescer walks its collection with full pages, and learns from the SDK when a page went out. */
 function coalescedReads(client: ProxyClient): Reads {
   const limit = LIST_LIMIT_MAX;
+  // Re-reads gather longer while the key's budget runs short (see spendingAhead).
+  const options = { saving: () => spendingAhead(client.rateLimitWindow(), Date.now()) };
   return {
-    proxyUser: new ReadCoalescer({
-      page: (cursor, onSend) => client.proxyUsers.list({ limit, cursor }, { onSend }),
-      get: (id) => client.proxyUsers.get(id),
-    }),
-    apiKey: new ReadCoalescer({
-      page: (cursor, onSend) => client.keys.list({ limit, cursor }, { onSend }),
-      get: (id) => client.keys.get(id),
-    }),
-    ipAllocation: new ReadCoalescer({
-      page: (cursor, onSend) => client.ips.list({ limit, cursor }, { onSend }),
-      get: (id) => client.ips.get(id),
-    }),
+    proxyUser: new ReadCoalescer(
+      {
+        page: (cursor, onSend) => client.proxyUsers.list({ limit, cursor }, { onSend }),
+        get: (id) => client.proxyUsers.get(id),
+      },
+      options,
+    ),
+    apiKey: new ReadCoalescer(
+      { page: (cursor, onSend) => client.keys.list({ limit, cursor }, { onSend }), get: (id) => client.keys.get(id) },
+      options,
+    ),
+    ipAllocation: new ReadCoalescer(
+      { page: (cursor, onSend) => client.ips.list({ limit, cursor }, { onSend }), get: (id) => client.ips.get(id) },
+      options,
+    ),
   };
 }
 

@@ -21,6 +21,8 @@ export interface RateObservation {
 }
 
 export interface PacerState {
+  /** The window's budget, as the server last reported it. */
+  limit: number | undefined;
   /** Lowest `remaining` seen in the current window: the counter only falls within a window. */
   remaining: number;
   /** Local estimate of when the current window ends, epoch ms; never earlier than the real end. */
@@ -41,7 +43,7 @@ export type Decision = { kind: "go" } | { kind: "wait"; ms: number } | { kind: "
 export const SAME_WINDOW_SLACK_MS = 2_500;
 
 export function initialState(): PacerState {
-  return { remaining: 0, windowEndsAt: 0, known: false, inFlight: 0, blockedUntil: 0, blind: false };
+  return { limit: undefined, remaining: 0, windowEndsAt: 0, known: false, inFlight: 0, blockedUntil: 0, blind: false };
 }
 
 /**
@@ -73,6 +75,7 @@ export function onDispatch(state: PacerState): void {
 export function onObservation(state: PacerState, obs: RateObservation): void {
   state.inFlight = Math.max(0, state.inFlight - 1);
   state.blind = false;
+  state.limit = obs.limit ?? state.limit;
   const endsAt = obs.receivedAt + obs.resetSeconds * 1000;
   const windowOver = obs.receivedAt >= state.windowEndsAt;
   if (!state.known || windowOver || endsAt > state.windowEndsAt + SAME_WINDOW_SLACK_MS) {

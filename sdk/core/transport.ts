@@ -20,7 +20,15 @@ import {
 } from "./retry";
 import { CallScope } from "./scope";
 import { Semaphore } from "./semaphore";
-import type { Call, ClientOptions, RateLimitInfo, RequestOptions, TransportEvent, TransportStats } from "./types";
+import type {
+  Call,
+  ClientOptions,
+  RateLimitInfo,
+  RateLimitWindow,
+  RequestOptions,
+  TransportEvent,
+  TransportStats,
+} from "./types";
 
 export type * from "./types";
 
@@ -84,6 +92,13 @@ export class Transport {
   /** The pacer's view of the rate-limit window, for diagnostics. */
   get rateLimitState(): RateGate["state"] {
     return this.#pacer.state;
+  }
+
+  /** The current window as the answers describe it; undefined until one does, or once it has ended. */
+  rateLimitWindow(now = Date.now()): RateLimitWindow | undefined {
+    const { known, limit, remaining, windowEndsAt } = this.#pacer.state;
+    if (!known || now >= windowEndsAt) return undefined;
+    return { limit, remaining, endsAt: windowEndsAt };
   }
 
   async call<T>(call: Call<T>, options: RequestOptions = {}): Promise<T> {

@@ -52,6 +52,15 @@ export interface RateLimitInfo {
   resetSeconds: number;
 }
 
+/** The client's picture of the key's current rate-limit window. */
+export interface RateLimitWindow {
+  limit: number | undefined;
+  /** Lowest remaining reported in the window, before requests in flight. */
+  remaining: number;
+  /** Local epoch ms by which the window has certainly ended. */
+  endsAt: number;
+}
+
 interface EventBase {
   method: HttpMethod;
   path: string;
