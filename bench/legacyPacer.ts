@@ -6,6 +6,7 @@
 import { type RateGate, type RateObservation, SAME_WINDOW_SLACK_MS } from "../sdk/core/pacer";
 
 interface LegacyState {
+  limit: number | undefined;
   /** Lowest `remaining` seen in the current window: the counter only falls within a window. */
   remaining: number;
   /** Local estimate of when the current window ends, epoch ms. */
@@ -25,7 +26,16 @@ interface LegacyState {
 type Decision = { kind: "go" } | { kind: "wait"; ms: number } | { kind: "event" };
 
 function initialState(): LegacyState {
-  return { remaining: 0, windowEndsAt: 0, known: false, inFlight: 0, blockedUntil: 0, tat: 0, blind: false };
+  return {
+    limit: undefined,
+    remaining: 0,
+    windowEndsAt: 0,
+    known: false,
+    inFlight: 0,
+    blockedUntil: 0,
+    tat: 0,
+    blind: false,
+  };
 }
 
 /** Milliseconds between requests that spends the remaining budget evenly until the window ends. */
@@ -60,6 +70,7 @@ function onDispatch(state: LegacyState, now: number): void {
 function onObservation(state: LegacyState, obs: RateObservation): void {
   state.inFlight = Math.max(0, state.inFlight - 1);
   state.blind = false;
+  state.limit = obs.limit ?? state.limit;
   const endsAt = obs.receivedAt + obs.resetSeconds * 1000;
   const windowOver = obs.receivedAt >= state.windowEndsAt;
   if (!state.known || windowOver || endsAt > state.windowEndsAt + SAME_WINDOW_SLACK_MS) {

@@ -31,7 +31,8 @@ export function phaseFigures(r: StackFigures, phase: Phase): PhaseFigures {
 
 function caseLabel(r: StackFigures): string {
   const crowded = r.crowd > 0 ? `, crowded ${r.crowd * 100} %` : "";
-  return `${r.shape.label} (${r.resources})${crowded}`;
+  const checkpoints = r.env.PULUMI_SKIP_CHECKPOINTS ? ", no checkpoints" : "";
+  return `${r.shape.label} (${r.resources})${crowded}${checkpoints}`;
 }
 
 export function stackTable(results: StackFigures[]): string {

@@ -45,6 +45,7 @@ export interface StackFigures {
   engineFloor: { up: number; refresh: number; destroy: number };
   /** Share of each phase's window another client of the key spent before the phase (0: none). */
   crowd: number;
+  env: Record<string, string>;
   up: Measured;
   previewRequests: number;
   refresh: Measured;
@@ -52,6 +53,13 @@ export interface StackFigures {
   state: { bytesPerResource: number; providerChars: number; noopBytesPerResource: number; noopProviderChars: number };
   /** Peak VmHWM of the no-op provider's process during its up, MiB: what the provider host costs by itself. */
   noopProviderMb: number;
+}
+
+export interface StackOptions {
+  /** Share of each phase's window another client of the key spends first (0: none). */
+  crowd?: number;
+  /** Environment of both the real and the no-op stack's CLI, e.g. PULUMI_SKIP_CHECKPOINTS. */
+  env?: Record<string, string>;
 }
 
 export function describeParallel(parallel: Parallel): string {
@@ -90,8 +98,14 @@ async function stateFigures(
   };
 }
 
-async function engineFloor(binDir: string, installed: Installed, shape: StackShape, parallel: Parallel) {
-  const harness = await createBenchStack(binDir, noopProgram(installed, shape));
+async function engineFloor(
+  binDir: string,
+  installed: Installed,
+  shape: StackShape,
+  parallel: Parallel,
+  env: Record<string, string>,
+) {
+  const harness = await createBenchStack(binDir, noopProgram(installed, shape), {}, env);
   try {
     const memory = new ProviderMemory();
     memory.start();
@@ -179,12 +193,18 @@ export async function benchStack(
   installed: Installed,
   shape: StackShape,
   parallel: Parallel,
-  crowd = 0,
+  { crowd = 0, env = {} }: StackOptions = {},
 ): Promise<StackFigures> {
   const resources = resourceCount(shape);
+  const envNote =
+    Object.keys(env).length > 0
+      ? `, ${Object.entries(env)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(" ")}`
+      : "";
   const crowded = crowd > 0 ? `, another client spends ${crowd * 100} % of each phase's window first` : "";
-  log(`${shape.label}: ${resources} resources, parallel ${describeParallel(parallel)}${crowded}`);
-  const noop = await engineFloor(binDir, installed, shape, parallel);
+  log(`${shape.label}: ${resources} resources, parallel ${describeParallel(parallel)}${crowded}${envNote}`);
+  const noop = await engineFloor(binDir, installed, shape, parallel, env);
   log(
     `engine floor (no-op provider): up ${noop.floor.up.toFixed(1)} s, refresh ${noop.floor.refresh.toFixed(1)} s, destroy ${noop.floor.destroy.toFixed(1)} s, provider ${noop.providerMb} MiB`,
   );
@@ -197,10 +217,15 @@ export async function benchStack(
     balanceCents: 100_000_000,
     log: span.seen,
   });
-  const harness = await createBenchStack(binDir, realProgram(installed, shape), {
-    "proxy:apiUrl": { value: server.url },
-    "proxy:apiKey": { value: server.rootKey, secret: true },
-  });
+  const harness = await createBenchStack(
+    binDir,
+    realProgram(installed, shape),
+    {
+      "proxy:apiUrl": { value: server.url },
+      "proxy:apiKey": { value: server.rootKey, secret: true },
+    },
+    env,
+  );
   try {
     const { stack } = harness;
     const context = { server, clock, span, crowd };
@@ -239,6 +264,7 @@ export async function benchStack(
       parallel,
       engineFloor: noop.floor,
       crowd,
+      env,
       up,
       previewRequests,
       refresh,
