@@ -37,8 +37,8 @@ function caseLabel(r: StackFigures): string {
 
 export function stackTable(results: StackFigures[]): string {
   const rows = [
-    "| stack | -p | phase | s | engine floor s | window floor s | ratio | requests (unavoidable) | 429s | window at start |",
-    "|---|---|---|---|---|---|---|---|---|---|",
+    "| stack | -p | phase | s | engine floor s | window floor s | ratio | requests (unavoidable) | 429s | longest pause s | window at start |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const r of results) {
     for (const phase of PHASES) {
@@ -48,7 +48,7 @@ export function stackTable(results: StackFigures[]): string {
       const window = `${m.window.left} left, ${fixed(m.window.windowLeftMs / 1000)} s`;
       const other = r.crowd > 0 ? ` (other client ${m.otherRateLimited})` : "";
       rows.push(
-        `| ${caseLabel(r)} | ${describeParallel(r.parallel)} | ${phase} | ${fixed(m.seconds)} | ${fixed(f.engineFloor)} | ${fixed(f.windowFloor)} | ${fixed(f.ratio, 2)} | ${m.requests} (${f.unavoidable}${goal}) | ${m.rateLimited}${other} | ${window} |`,
+        `| ${caseLabel(r)} | ${describeParallel(r.parallel)} | ${phase} | ${fixed(m.seconds)} | ${fixed(f.engineFloor)} | ${fixed(f.windowFloor)} | ${fixed(f.ratio, 2)} | ${m.requests} (${f.unavoidable}${goal}) | ${m.rateLimited}${other} | ${fixed(m.longestPause)} | ${window} |`,
       );
     }
   }

@@ -26,6 +26,8 @@ export interface Measured {
   /** Seconds from the start of the phase to its first and to its last API request. */
   firstRequest: number;
   lastRequest: number;
+  /** Longest time between two requests the server saw: a wait for a window's reset shows here. */
+  longestPause: number;
   /** The window the phase found: what was left of its budget and of its time. */
   window: WindowAtStart;
   /** 429s the crowding client met while it spent its share. */
@@ -74,7 +76,7 @@ function log(message: string): void {
 }
 
 function describe(m: Measured): string {
-  const span = `requests from ${m.firstRequest.toFixed(1)} s to ${m.lastRequest.toFixed(1)} s`;
+  const span = `requests from ${m.firstRequest.toFixed(1)} s to ${m.lastRequest.toFixed(1)} s, longest pause ${m.longestPause.toFixed(1)} s`;
   return `${m.seconds.toFixed(1)} s, ${m.requests} requests (${span}), ${m.rateLimited} 429s, provider ${m.providerMb} MiB ${JSON.stringify(m.byRoute)}`;
 }
 
@@ -125,20 +127,23 @@ class RequestSpan {
   #started = 0;
   #first = NaN;
   #last = NaN;
+  #longestPause = 0;
 
   start(): void {
     this.#started = performance.now();
     this.#first = this.#last = NaN;
+    this.#longestPause = 0;
   }
 
   seen = (): void => {
     const at = (performance.now() - this.#started) / 1000;
     if (Number.isNaN(this.#first)) this.#first = at;
+    else this.#longestPause = Math.max(this.#longestPause, at - this.#last);
     this.#last = at;
   };
 
   get figures() {
-    return { firstRequest: this.#first, lastRequest: this.#last };
+    return { firstRequest: this.#first, lastRequest: this.#last, longestPause: this.#longestPause };
   }
 }
 
