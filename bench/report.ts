@@ -24,7 +24,11 @@ export function phaseFigures(r: StackFigures, phase: Phase): PhaseFigures {
   const measured = r[phase];
   const unavoidable = unavoidableRequests(phase, r.shape);
   const engineFloor = r.engineFloor[phase];
-  const windowFloor = windowFloorSeconds(unavoidable, measured.window);
+  // A fresh window opens with the phase's first request (the server's clock is shifted so), so its
+  // schedule starts there; a crowded phase finds a window that opened before it started.
+  const opensAt = r.crowd > 0 ? 0 : measured.firstRequest;
+  const wait = windowFloorSeconds(unavoidable, measured.window);
+  const windowFloor = wait > 0 ? opensAt + wait : 0;
   const floor = Math.max(engineFloor, windowFloor);
   return { measured, engineFloor, windowFloor, floor, ratio: measured.seconds / floor, unavoidable };
 }
