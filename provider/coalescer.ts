@@ -240,17 +240,20 @@ function sleep(ms: number): Promise<void> {
 
 /** The API's rate-limit windows are fixed minutes. */
 const WINDOW_MS = 60_000;
-/** Spending ahead of an even schedule by more than this share of the budget is worth saving requests. */
+/** Spending ahead of an even schedule by more than this share of the budget is worth saving requests… */
 const AHEAD_SLACK = 0.1;
+/** …once at least this share of it is gone: most stacks fit in half a window, and gathering costs them time. */
+const SPENT_BEFORE_SAVING = 0.5;
 
 /**
  * True when the key's budget is being spent faster than the window passes: at this pace it runs out
  * before the reset, and every request saved now is a wait saved later. A page costs as much as the
- * write it follows, so that is when reads should gather longer.
+ * write it follows, so that is when reads should gather longer. Gathering delays every create a
+ * little, so it waits until half the budget is gone: a stack that fits in the rest never pays it.
  */
 export function spendingAhead(window: RateLimitWindow | undefined, now: number): boolean {
   if (!window?.limit) return false;
   const elapsed = 1 - Math.min(WINDOW_MS, Math.max(0, window.endsAt - now)) / WINDOW_MS;
   const spent = 1 - window.remaining / window.limit;
-  return spent > elapsed + AHEAD_SLACK;
+  return spent >= SPENT_BEFORE_SAVING && spent > elapsed + AHEAD_SLACK;
 }

@@ -214,13 +214,15 @@ describe("coalesced reads", () => {
 
 describe("spending ahead of the window", () => {
   const window = (remaining: number, endsInMs: number) => ({ limit: 600, remaining, endsAt: 60_000 + endsInMs });
-  it("is true only while the budget goes faster than the window's time, by more than a tenth", () => {
+  it("is true only once half the budget is gone, faster than the window's time by more than a tenth", () => {
     const now = 60_000;
     expect(spendingAhead(undefined, now)).toBe(false);
     expect(spendingAhead({ limit: undefined, remaining: 0, endsAt: now + 1 }, now)).toBe(false);
-    // 10 s into the window (1/6 of it): up to 1/6 + 1/10 of the budget (160 requests) is on schedule.
-    expect(spendingAhead(window(600 - 150, 50_000), now)).toBe(false);
-    expect(spendingAhead(window(600 - 170, 50_000), now)).toBe(true);
+    // 10 s into the window (1/6 of it): far ahead of schedule, but less than half spent.
+    expect(spendingAhead(window(600 - 270, 50_000), now)).toBe(false);
+    expect(spendingAhead(window(600 - 330, 50_000), now)).toBe(true);
+    // Half-way through the window, 55 % spent is on schedule.
+    expect(spendingAhead(window(600 - 330, 30_000), now)).toBe(false);
     expect(spendingAhead(window(10, 1_000), now)).toBe(false);
   });
 });
