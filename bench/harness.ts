@@ -30,8 +30,9 @@ export function createBenchStack(
   binDir: string,
   program: PulumiFn,
   config: Record<string, { value: string; secret?: boolean }> = {},
+  extraEnv: Record<string, string> = {},
 ): Promise<LocalStack> {
-  return openLocalStack({ binDir, label: "bench", program, programsDir: STACKS_DIR, config });
+  return openLocalStack({ binDir, label: "bench", program, programsDir: STACKS_DIR, config, envVars: extraEnv });
 }
 
 /**

@@ -1,125 +1,127 @@
-import { execFileSync } from "node:child_process";
 import os from "node:os";
-import path from "node:path";
 import { benchGateway } from "./gateway";
 import { pulumiBinDir } from "./harness";
-import { installForBench } from "./install";
+import { type Installed, installForBench } from "./install";
 import type { StackShape } from "./programs";
-import { benchSdk } from "./sdk";
+import { footprintTable, loadAverage, machine, stackTable } from "./report";
+import { benchSdk, type SdkFigures, sdkTable } from "./sdk";
 import { benchServer } from "./server";
-import { benchStack, type Parallel, type StackFigures } from "./stacks";
+import { benchStack, type Parallel, type StackFigures, type StackOptions } from "./stacks";
 
 /**
- * `npm run bench`: every benchmark in turn, each printing its own figures; none passes or fails.
- * `node dist/bench/run.js stacks` runs only the stack cases; `--only <label>` one of them;
- * `node dist/bench/run.js gateway` only the gateway's.
+ * `npm run bench`: every case below in turn, each printing its own figures, then the tables; none
+ * passes or fails. `npm run bench -- --only <id>[,<id>…]` runs the cases whose id is given or starts
+ * with it and a colon (`--only stack:n500` runs both of N=500's cases, `--only stack` all stacks).
+ *
+ * To add a case, add an entry to CASES: an id, and a `run` that prints its figures and may leave
+ * rows in `results` for the tables at the end.
  */
+
+interface Results {
+  stacks: StackFigures[];
+  sdk: SdkFigures[];
+}
+
+interface BenchCase {
+  id: string;
+  run(results: Results): Promise<void>;
+}
+
+/** The CLI's default parallelism is 4 × GOMAXPROCS, so 4 per core; the stack cases leave it unset. */
+export const CLI_DEFAULT_PARALLEL = 4 * os.availableParallelism();
 
 /**
- * The engine's parallelism does not protect the API: the SDK caps HTTP concurrency (8) and paces to
- * the key's budget, so operations beyond that wait as promises in the provider process.
- * - up and destroy: 64. Writes wait in the SDK's one FIFO queue, and a create's re-read waits behind
- *   every write queued before it. 64 keeps that queue about six seconds long at 10 requests a second:
- *   long enough that one list page answers the re-reads of dozens of creates, short enough that
- *   creates finish steadily and the engine checkpoints them while the API is still busy, not in a
- *   burst at the end (at 1000, N=500 finished every create in the last seconds).
- * - refresh: 1000, above the stack's size, so every read reaches the provider at once and one walk
- *   of the list answers them all; with 64, reads come 64 at a time and each wave re-reads a page.
+ * The values tuned under the old pacer, kept as the comparison: 64 for up and destroy (the SDK's
+ * queue stays short while one list page answers dozens of re-reads), 1000 for refresh (every read
+ * reaches the provider at once and one walk of each list answers them all).
  */
-export const PARALLEL: Parallel = { writes: 64, refresh: 1000 };
-/** The CLI's default (4 per core) for every operation, for comparison. */
-const DEFAULT_PARALLEL = 4 * os.availableParallelism();
+export const TUNED: Parallel = { writes: 64, refresh: 1000 };
 
-const CASES: { shape: StackShape; parallel: Parallel }[] = [
-  { shape: { label: "N=50", users: 50, keys: 0, ips: 0 }, parallel: PARALLEL },
-  { shape: { label: "N=200", users: 200, keys: 0, ips: 0 }, parallel: PARALLEL },
-  { shape: { label: "N=500", users: 500, keys: 0, ips: 0 }, parallel: PARALLEL },
-  { shape: { label: "mixed", users: 150, keys: 50, ips: 50 }, parallel: PARALLEL },
-  {
-    shape: { label: `N=200, CLI default -p ${DEFAULT_PARALLEL}`, users: 200, keys: 0, ips: 0 },
-    parallel: { writes: DEFAULT_PARALLEL, refresh: DEFAULT_PARALLEL },
-  },
+/**
+ * N=2000 runs with PULUMI_SKIP_CHECKPOINTS, for the no-op floor as for the real stack: the file
+ * backend rewrites the whole snapshot after every step, which makes an up of 2000 cost minutes of
+ * checkpoints alone on this machine and would hide the provider behind them.
+ */
+const LARGE: StackOptions = { env: { PULUMI_SKIP_CHECKPOINTS: "true" } };
+
+const SHAPES: (StackShape & { id: string; options?: StackOptions })[] = [
+  { id: "n50", label: "N=50", users: 50, keys: 0, ips: 0 },
+  { id: "n200", label: "N=200", users: 200, keys: 0, ips: 0 },
+  { id: "n500", label: "N=500", users: 500, keys: 0, ips: 0 },
+  { id: "n2000", label: "N=2000", users: 2000, keys: 0, ips: 0, options: LARGE },
+  { id: "mixed", label: "mixed", users: 150, keys: 50, ips: 50 },
 ];
 
-const fixed = (value: number, digits = 1) => value.toFixed(digits);
-
-function refreshGoal(figures: StackFigures): number {
-  const { users, keys, ips } = figures.shape;
-  return [users, keys, ips].filter((count) => count > 0).reduce((sum, count) => sum + Math.ceil(count / 200), 0);
+let stackSetup: Promise<{ binDir: string; installed: Installed }> | undefined;
+/** The CLI and the installed package, prepared once and only if a stack case runs. */
+function stackEnvironment() {
+  stackSetup ??= pulumiBinDir().then((binDir) => {
+    console.log(machine(binDir));
+    return { binDir, installed: installForBench() };
+  });
+  return stackSetup;
 }
 
-function table(results: StackFigures[]): string {
-  const timing = [
-    "| stack | parallel (writes/refresh) | up s | engine floor s | rate floor s | up ratio | up requests (429s) | preview requests | refresh s | engine floor s | refresh requests (goal) | destroy s | engine floor s | destroy ratio | destroy requests (429s) |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-  ];
-  const footprint = ["| stack | state bytes/resource | `__provider` chars | provider peak MiB |", "|---|---|---|---|"];
-  for (const r of results) {
-    const upRatio = r.up.seconds / Math.max(r.engineFloor.up, r.rateFloor);
-    const destroyRatio = r.destroy.seconds / Math.max(r.engineFloor.destroy, r.rateFloor);
-    const label = `${r.shape.label} (${r.resources})`;
-    timing.push(
-      `| ${label} | ${r.parallel.writes}/${r.parallel.refresh} | ${fixed(r.up.seconds)} | ${fixed(r.engineFloor.up)} | ${fixed(r.rateFloor)} | ${fixed(upRatio, 2)} | ${r.up.requests} (${r.up.rateLimited}) ` +
-        `| ${r.previewRequests} | ${fixed(r.refresh.seconds)} | ${fixed(r.engineFloor.refresh)} | ${r.refresh.requests} (${refreshGoal(r)} + c) ` +
-        `| ${fixed(r.destroy.seconds)} | ${fixed(r.engineFloor.destroy)} | ${fixed(destroyRatio, 2)} | ${r.destroy.requests} (${r.destroy.rateLimited}) |`,
-    );
-    const peak = Math.max(r.up.providerMb, r.refresh.providerMb, r.destroy.providerMb);
-    footprint.push(
-      `| ${label} | ${r.state.bytesPerResource} (no-op ${r.state.noopBytesPerResource}) | ${r.state.providerChars} (no-op ${r.state.noopProviderChars}) | ${peak} (no-op ${r.noopProviderMb}) |`,
-    );
-  }
-  return `${timing.join("\n")}\n\n${footprint.join("\n")}`;
+function stackCase(id: string, shape: StackShape, parallel: Parallel, options: StackOptions = {}): BenchCase {
+  return {
+    id,
+    async run(results) {
+      const { binDir, installed } = await stackEnvironment();
+      results.stacks.push(await benchStack(binDir, installed, shape, parallel, options));
+    },
+  };
 }
 
-function machine(binDir: string): string {
-  const pulumi = execFileSync(path.join(binDir, "pulumi"), ["version"], { encoding: "utf8" }).trim();
-  const memGb = (os.totalmem() / 2 ** 30).toFixed(1);
-  return `${new Date().toISOString().slice(0, 10)}: ${os.availableParallelism()} cores, ${memGb} GiB, node ${process.version}, pulumi ${pulumi}, load average at start ${os.loadavg()[0]!.toFixed(1)}`;
-}
+const CASES: BenchCase[] = [
+  { id: "server", run: () => benchServer() },
+  { id: "gateway", run: () => benchGateway() },
+  {
+    id: "sdk",
+    async run(results) {
+      results.sdk.push(...(await benchSdk()));
+    },
+  },
+  ...SHAPES.map(({ id, options, ...shape }) => stackCase(`stack:${id}:default`, shape, {}, options)),
+  ...SHAPES.map(({ id, options, ...shape }) => stackCase(`stack:${id}:tuned`, shape, TUNED, options)),
+  stackCase("stack:crowded:n200", { label: "N=200", users: 200, keys: 0, ips: 0 }, {}, { crowd: 0.8 }),
+  stackCase("stack:crowded:n500", { label: "N=500", users: 500, keys: 0, ips: 0 }, {}, { crowd: 0.8 }),
+];
 
-/** A case that breaks is reported and the run goes on; the exit code then says something broke. */
-async function reportFailure<T>(work: Promise<T>): Promise<T | undefined> {
-  try {
-    return await work;
-  } catch (error) {
-    console.error(error);
-    process.exitCode = 1;
-    return undefined;
-  }
+function selected(args: string[]): BenchCase[] {
+  const at = args.indexOf("--only");
+  const wanted = at >= 0 ? (args[at + 1] ?? "").split(",").filter(Boolean) : args.includes("stacks") ? ["stack"] : [];
+  if (wanted.length === 0) return CASES;
+  const matches = (id: string) => wanted.some((w) => id === w || id.startsWith(`${w}:`));
+  const chosen = CASES.filter((c) => matches(c.id));
+  if (chosen.length === 0)
+    throw new Error(`no bench case matches ${wanted.join(",")}; ids: ${CASES.map((c) => c.id).join(", ")}`);
+  return chosen;
 }
 
 async function main(): Promise<void> {
-  if (process.argv.includes("gateway")) {
-    console.log("== proxy gateway ==");
-    await reportFailure(benchGateway());
-    return;
-  }
-  const stacksOnly = process.argv.includes("stacks");
-  const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
   const started = performance.now();
-  if (!stacksOnly) {
-    console.log("== reference server ==");
-    await reportFailure(benchServer());
-    console.log("\n== proxy gateway ==");
-    await reportFailure(benchGateway());
-    console.log("\n== SDK against the rate limit ==");
-    await reportFailure(benchSdk());
+  const results: Results = { stacks: [], sdk: [] };
+  console.log(`bench started ${new Date().toISOString()}, ${loadAverage()}`);
+  for (const c of selected(process.argv.slice(2))) {
+    console.log(`\n== ${c.id} ==`);
+    try {
+      await c.run(results);
+    } catch (error) {
+      // A case that breaks is reported and the run goes on; the exit code then says something broke.
+      console.error(error);
+      process.exitCode = 1;
+    }
+  }
+  if (results.sdk.length > 0) console.log(`\n${sdkTable(results.sdk)}`);
+  if (results.stacks.length > 0) {
+    console.log(`\n${stackTable(results.stacks)}\n\n${footprintTable(results.stacks)}`);
+    console.log(
+      `\nratio = wall time / max(engine floor, window floor). Window floor: 60 s × (⌈R/600⌉ − 1) in a fresh window, ` +
+        `R = unavoidable requests; CLI default -p = ${CLI_DEFAULT_PARALLEL}.`,
+    );
   }
   console.log(
-    `\n== stacks against 600/min (engine parallel ${PARALLEL.writes} for up and destroy, ${PARALLEL.refresh} for refresh, unless noted) ==`,
-  );
-  const binDir = await pulumiBinDir();
-  const installed = installForBench();
-  console.log(machine(binDir));
-  const results: StackFigures[] = [];
-  for (const { shape, parallel } of CASES) {
-    if (only && shape.label !== only) continue;
-    const figures = await reportFailure(benchStack(binDir, installed, shape, parallel));
-    if (figures) results.push(figures);
-  }
-  console.log(`\n${table(results)}`);
-  console.log(
-    `\nratio = wall time / max(engine floor, rate floor); rate floor = resources / 10 s. Total ${fixed((performance.now() - started) / 60_000)} min.`,
+    `\nbench finished ${new Date().toISOString()}, ${loadAverage()}; ${((performance.now() - started) / 60_000).toFixed(1)} min.`,
   );
 }
 

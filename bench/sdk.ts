@@ -1,146 +1,143 @@
 import { ProxyClient } from "../sdk";
-import { SCOPES } from "../sdk/schemas/keys";
+import type { RateGate } from "../sdk/core/pacer";
+import { Transport } from "../sdk/core/transport";
+import { ProxyUsers } from "../sdk/resources/proxyUsers";
 import { type Clock, startReferenceServer } from "../server";
+import { freshWindow, WINDOW_MS, type WindowAtStart, windowFloorSeconds } from "./floors";
+import { WindowClock } from "./harness";
+import { LegacyPacer } from "./legacyPacer";
 
 /**
- * SDK against the reference server's rate limit: how close to the ceiling does one client get, with
- * how many 429s, compared with a naive client that only waits out retry-after.
- *
- * The server's windows are fixed minutes. A fresh window lets any client burst half its budget, so
- * two scenarios are run:
- * - "fresh window": the run starts as a window opens (the server clock is shifted for that), so the
- *   rate is measured against the ceiling rather than against leftovers of an earlier window.
- * - "crowded window": someone else already spent 80 % of the key's window, which ends in 12 s; here
- *   demand exceeds what is left, which is where pacing and naive retrying part ways.
+ * N proxy-user creates through one SDK client against the reference server at 600 a minute, with
+ * today's pacer and with the one before issue 12 (even spreading), against the same floor:
+ * max(the same creates on an unlimited server, the window floor of floors.ts).
  */
 
-const LIMIT = 3_000;
-const CALLS = 1_500;
-const WORKERS = 16;
-const USERS = 20;
+const LIMIT = 600;
+const CALLERS = 16;
+/** Share of the window another client of the key has spent in the crowded case, and what is left of it then. */
+const CROWDED_SHARE = 0.8;
+const CROWDED_WINDOW_LEFT_MS = 30_000;
 
-interface Result {
+interface SdkCase {
   label: string;
-  elapsedMs: number;
   calls: number;
+  crowded: boolean;
+}
+
+const CASES: SdkCase[] = [
+  { label: "fresh window, 500 creates", calls: 500, crowded: false },
+  { label: "fresh window, 900 creates", calls: 900, crowded: false },
+  { label: "crowded window, 300 creates", calls: 300, crowded: true },
+];
+
+type Schedule = "new" | "old" | "unlimited";
+
+interface Run {
+  seconds: number;
+  /** The window floor for this run's calls, from the budget and time it found at its start. */
+  windowFloor: number;
   rateLimited: number;
-  retries: number;
-  p50: number;
-  p99: number;
+  otherRateLimited: number;
+  window: WindowAtStart;
   failures: number;
 }
 
 /** A clock whose current minute window ends `msLeft` from now. */
 function clockEndingWindowIn(msLeft: number): Clock {
-  const offset = 60_000 - (Date.now() % 60_000) - msLeft;
+  const offset = WINDOW_MS - (Date.now() % WINDOW_MS) - msLeft;
   return { now: () => Date.now() + offset };
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
-async function run(label: string, pacing: boolean, crowded: boolean): Promise<Result> {
-  // Setup and crowding use their own budget or happen before the window of interest.
-  const clock = clockEndingWindowIn(crowded ? 14_000 : 59_900);
-  const server = await startReferenceServer({ rateLimitPerMinute: LIMIT, clock });
+async function run(c: SdkCase, schedule: Schedule): Promise<Run> {
+  const fresh = new WindowClock();
+  const clock = c.crowded ? clockEndingWindowIn(CROWDED_WINDOW_LEFT_MS + 2_000) : fresh;
+  const limit = schedule === "unlimited" ? 1_000_000_000 : LIMIT;
+  const server = await startReferenceServer({ rateLimitPerMinute: limit, clock, balanceCents: 100_000_000 });
   try {
-    const setup = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey, pacing: false, maxConcurrency: 16 });
-    const users = await Promise.all(
-      Array.from({ length: USERS }, (_, i) => setup.proxyUsers.create({ name: `bench-${i}` })),
-    );
-    const key = server.control.createKey({ name: "bench", scopes: [...SCOPES] });
-    if (crowded) {
-      const other = new ProxyClient({
-        baseUrl: server.url,
-        apiKey: key.secret,
-        pacing: false,
-        maxConcurrency: 32,
-        maxRetries: 0,
-      });
-      await Promise.all(Array.from({ length: Math.floor(LIMIT * 0.8) }, () => other.billing.balance()));
-      // Start with 12 s left, whatever the crowding took.
-      const left = 60_000 - (clock.now() % 60_000);
-      if (left > 12_000) await new Promise((r) => setTimeout(r, left - 12_000));
+    let otherRateLimited = 0;
+    let window = freshWindow(limit);
+    if (c.crowded) {
+      const other = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey, maxConcurrency: 16 });
+      const spent = Math.floor(LIMIT * CROWDED_SHARE);
+      await Promise.all(Array.from({ length: spent }, () => other.billing.balance()));
+      otherRateLimited = other.stats.rateLimited;
+      window = { limit, left: limit - spent, windowLeftMs: WINDOW_MS - (clock.now() % WINDOW_MS) };
     } else {
-      const wait = 60_000 - (clock.now() % 60_000);
-      if (wait < 1_000) await new Promise((r) => setTimeout(r, wait + 20));
+      fresh.openWindowOnNextRequest();
     }
-
-    const client = new ProxyClient({ baseUrl: server.url, apiKey: key.secret, pacing, maxRetries: 10 });
-    const latencies: number[] = [];
+    const options = { baseUrl: server.url, apiKey: server.rootKey, maxRetries: 10 };
+    const gate: RateGate | undefined = schedule === "old" ? new LegacyPacer() : undefined;
+    const users = new ProxyUsers(new Transport(options, gate));
     let next = 0;
     let failures = 0;
     const started = performance.now();
-    const worker = async () => {
-      for (let i = next++; i < CALLS; i = next++) {
-        const user = users[i % USERS]!;
-        const t0 = performance.now();
-        try {
-          if (i % 3 === 0) await client.proxyUsers.update(user.id, { limits: { daily_gb: i % 50, monthly_gb: 1_000 } });
-          else await client.proxyUsers.get(user.id);
-        } catch {
-          failures++;
-        }
-        latencies.push(performance.now() - t0);
+    const caller = async () => {
+      for (let i = next++; i < c.calls; i = next++) {
+        await users.create({ name: `bench-${i}` }).catch(() => failures++);
       }
     };
-    await Promise.all(Array.from({ length: WORKERS }, worker));
-    const elapsedMs = performance.now() - started;
-    latencies.sort((a, b) => a - b);
-    return {
-      label,
-      elapsedMs,
-      calls: CALLS,
-      rateLimited: client.stats.rateLimited,
-      retries: client.stats.retries,
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
-      failures,
-    };
+    await Promise.all(Array.from({ length: CALLERS }, caller));
+    const seconds = (performance.now() - started) / 1000;
+    const windowFloor = windowFloorSeconds(c.calls, window);
+    return { seconds, windowFloor, rateLimited: server.stats().rateLimited, otherRateLimited, window, failures };
   } finally {
     await server.close();
   }
 }
 
-function report(r: Result): string {
-  const perMinute = (r.calls / r.elapsedMs) * 60_000;
-  return [
-    r.label.padEnd(30),
-    `${(r.elapsedMs / 1000).toFixed(1).padStart(6)} s`,
-    `${(perMinute / LIMIT).toFixed(2).padStart(6)} × L`,
-    `${String(r.rateLimited).padStart(5)} 429s (${((100 * r.rateLimited) / r.calls).toFixed(2)} %)`,
-    `p50 ${r.p50.toFixed(0).padStart(5)} ms`,
-    `p99 ${r.p99.toFixed(0).padStart(6)} ms`,
-    r.failures > 0 ? `${r.failures} FAILED` : "all ok",
-  ].join("  ");
+export interface SdkFigures {
+  label: string;
+  calls: number;
+  /** The same creates against an unlimited server: what the SDK and server cost by themselves. */
+  unlimited: number;
+  new: Run;
+  old: Run;
 }
 
-export async function benchSdk(): Promise<void> {
+const floorOf = (f: SdkFigures, r: Run) => Math.max(f.unlimited, r.windowFloor);
+
+export async function benchSdk(): Promise<SdkFigures[]> {
   console.log(
-    `SDK rate-limit benchmark: L = ${LIMIT}/min per key, ${CALLS} calls (1/3 PATCH, 2/3 GET), ${WORKERS} callers, one client`,
+    `SDK against ${LIMIT}/min: N proxy-user creates, ${CALLERS} callers, one client; crowded = another client spent ${CROWDED_SHARE * 100} % of the window, ${CROWDED_WINDOW_LEFT_MS / 1000} s before it ends`,
   );
-  const results: Result[] = [];
-  for (const [label, pacing, crowded] of [
-    ["paced, fresh window", true, false],
-    ["naive, fresh window", false, false],
-    ["paced, crowded window", true, true],
-    ["naive, crowded window", false, true],
-  ] as const) {
-    const r = await run(label, pacing, crowded);
-    results.push(r);
-    console.log(report(r));
+  const figures: SdkFigures[] = [];
+  for (const c of CASES) {
+    // Twice, keeping the faster: the first run of a process also pays for warming up.
+    const unlimited = Math.min((await run(c, "unlimited")).seconds, (await run(c, "unlimited")).seconds);
+    const f = {
+      label: c.label,
+      calls: c.calls,
+      unlimited,
+      new: await run(c, "new"),
+      old: await run(c, "old"),
+    };
+    figures.push(f);
+    console.log(sdkRow(f));
   }
-  const paced = results[0]!;
-  const rate = (paced.calls / paced.elapsedMs) * 60_000;
-  const ok = rate / LIMIT >= 0.95 && paced.rateLimited <= paced.calls * 0.01 && paced.failures === 0;
-  console.log(`goal (paced, fresh window: ≥ 0.95 × L with ≤ 1 % 429s): ${ok ? "met" : "NOT met"}`);
+  return figures;
 }
 
-if (require.main === module) {
-  benchSdk().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
+function sdkRow(f: SdkFigures): string {
+  const side = (r: Run) =>
+    `${r.seconds.toFixed(1)} s = ${(r.seconds / floorOf(f, r)).toFixed(2)} × ${floorOf(f, r).toFixed(1)} s, ${r.rateLimited} 429s${r.failures ? `, ${r.failures} FAILED` : ""}`;
+  return `  ${f.label.padEnd(28)} unlimited ${f.unlimited.toFixed(1)} s | new: ${side(f.new)} | old: ${side(f.old)}${otherClient(f, " | other client's 429s ")}`;
+}
+
+function otherClient(f: SdkFigures, prefix: string): string {
+  return f.new.window.left < f.new.window.limit ? `${prefix}${f.new.otherRateLimited}/${f.old.otherRateLimited}` : "";
+}
+
+export function sdkTable(figures: SdkFigures[]): string {
+  const rows = [
+    "| case | unlimited s | window floor s | new pacer s | ratio | 429s | old pacer s | ratio | 429s | other client's 429s (new/old run) |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const f of figures) {
+    const ratio = (r: Run) => (r.seconds / floorOf(f, r)).toFixed(2);
+    rows.push(
+      `| ${f.label} | ${f.unlimited.toFixed(1)} | ${f.new.windowFloor.toFixed(1)} | ${f.new.seconds.toFixed(1)} | ${ratio(f.new)} | ${f.new.rateLimited} | ${f.old.seconds.toFixed(1)} | ${ratio(f.old)} | ${f.old.rateLimited} | ${otherClient(f, "") || "—"} |`,
+    );
+  }
+  return rows.join("\n");
 }

@@ -1,4 +1,4 @@
-import type { Page } from "../sdk";
+import type { Page, RateLimitWindow } from "../sdk";
 import { unlessGone } from "./shared";
 
 /**
@@ -37,6 +37,15 @@ export interface CoalescerOptions {
   quietMs?: number;
   /** …but never later than this after it began gathering. */
   maxGatherMs?: number;
+  /**
+   * True while requests are scarce (the key's budget is being spent faster than its window passes).
+   * Rounds then gather longer (`savingQuietMs`, `savingMaxGatherMs`): at low engine parallelism the
+   * re-reads of creates arrive one by one, and a page for each would spend the budget twice as fast
+   * as the creates themselves.
+   */
+  saving?: () => boolean;
+  savingQuietMs?: number;
+  savingMaxGatherMs?: number;
 }
 
 /** Reads waiting for a walk, by id. */
@@ -90,6 +99,9 @@ export class ReadCoalescer<T extends { id: string }> {
   readonly #collection: Collection<T>;
   readonly #quietMs: number;
   readonly #maxGatherMs: number;
+  readonly #saving: () => boolean;
+  readonly #savingQuietMs: number;
+  readonly #savingMaxGatherMs: number;
   #queue: Waiter<T>[] = [];
   #lastTicket = 0;
   #draining = false;
@@ -104,6 +116,9 @@ export class ReadCoalescer<T extends { id: string }> {
     this.#collection = collection;
     this.#quietMs = options.quietMs ?? 20;
     this.#maxGatherMs = options.maxGatherMs ?? 200;
+    this.#saving = options.saving ?? (() => false);
+    this.#savingQuietMs = options.savingQuietMs ?? 100;
+    this.#savingMaxGatherMs = options.savingMaxGatherMs ?? 1_000;
   }
 
   /** The object as the API has it now, or undefined when it does not exist. */
@@ -133,8 +148,10 @@ export class ReadCoalescer<T extends { id: string }> {
     const started = Date.now();
     for (;;) {
       const seen = this.#lastTicket;
-      await sleep(this.#quietMs);
-      if (seen === this.#lastTicket || Date.now() - started >= this.#maxGatherMs) return;
+      const saving = this.#saving();
+      await sleep(saving ? this.#savingQuietMs : this.#quietMs);
+      const maxGatherMs = saving ? this.#savingMaxGatherMs : this.#maxGatherMs;
+      if (seen === this.#lastTicket || Date.now() - started >= maxGatherMs) return;
     }
   }
 
@@ -190,10 +207,15 @@ export class ReadCoalescer<T extends { id: string }> {
         return { complete: from === undefined, firstMark };
       }
       if (open.size === 0) return { complete: false };
-      // Where the length of the rest is unknown (no complete walk yet, or a tail that grew), assume as
-      // many pages are left as were read: a pass then costs at most twice the GETs it replaces.
-      const pagesLeft = from === undefined && this.#pagesPerWalk !== undefined ? this.#pagesPerWalk - pages : pages;
-      if (pagesLeft >= open.size) return { complete: false };
+      // A tail that grew by more than a page is walked to its end: what create re-reads is there, and
+      // only a walk to the end moves the tail cursor on (stopping would leave every later round paying
+      // for the same stale page and a GET on top).
+      if (from === undefined) {
+        // With no complete walk yet, assume as many pages are left as were read: a pass then costs
+        // at most twice the GETs it replaces.
+        const pagesLeft = this.#pagesPerWalk !== undefined ? this.#pagesPerWalk - pages : pages;
+        if (pagesLeft >= open.size) return { complete: false };
+      }
       cursor = page.nextCursor;
     }
   }
@@ -214,4 +236,24 @@ export class ReadCoalescer<T extends { id: string }> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The API's rate-limit windows are fixed minutes. */
+const WINDOW_MS = 60_000;
+/** Spending ahead of an even schedule by more than this share of the budget is worth saving requests… */
+const AHEAD_SLACK = 0.1;
+/** …once at least this share of it is gone: most stacks fit in half a window, and gathering costs them time. */
+const SPENT_BEFORE_SAVING = 0.5;
+
+/**
+ * True when the key's budget is being spent faster than the window passes: at this pace it runs out
+ * before the reset, and every request saved now is a wait saved later. A page costs as much as the
+ * write it follows, so that is when reads should gather longer. Gathering delays every create a
+ * little, so it waits until half the budget is gone: a stack that fits in the rest never pays it.
+ */
+export function spendingAhead(window: RateLimitWindow | undefined, now: number): boolean {
+  if (!window?.limit) return false;
+  const elapsed = 1 - Math.min(WINDOW_MS, Math.max(0, window.endsAt - now)) / WINDOW_MS;
+  const spent = 1 - window.remaining / window.limit;
+  return spent >= SPENT_BEFORE_SAVING && spent > elapsed + AHEAD_SLACK;
 }

@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { type ApiKey, type IpAllocation, ProxyClient, type ProxyUser } from "../sdk";
 import { LIST_LIMIT_MAX } from "../sdk/schemas/common";
-import { ReadCoalescer } from "./coalescer";
+import { ReadCoalescer, spendingAhead } from "./coalescer";
 
 /**
  * What every resource method of one provider process shares: one client, so pacing sees every
@@ -24,13 +24,19 @@ export interface Reads {
 interface Credentials {
   apiUrl?: string | undefined;
   apiKey?: string | undefined;
+  /** `proxy:rateLimitReserve`: requests per window left to other users of the key. */
+  rateLimitReserve?: string | undefined;
 }
 
 let fromConfig: Credentials = {};
 let current: { identity: string; context: ProviderContext } | undefined;
 
 export function configure(request: pulumi.dynamic.ConfigureRequest): void {
-  fromConfig = { apiUrl: request.config.get("proxy:apiUrl"), apiKey: request.config.get("proxy:apiKey") };
+  fromConfig = {
+    apiUrl: request.config.get("proxy:apiUrl"),
+    apiKey: request.config.get("proxy:apiKey"),
+    rateLimitReserve: request.config.get("proxy:rateLimitReserve"),
+  };
 }
 
 /** The context for the configured credentials, made on first use (a method that needs no API never fails). */
@@ -47,9 +53,10 @@ export function providerContext(): ProviderContext {
       "pulumi-proxy: no API key is configured. Run `pulumi config set --secret proxy:apiKey live_…` or set PROXY_API_KEY.",
     );
   }
-  const identity = `${apiUrl}\u0000${apiKey}`;
+  const rateLimitReserve = parseReserve(fromConfig.rateLimitReserve);
+  const identity = `${apiUrl}\u0000${apiKey}\u0000${rateLimitReserve}`;
   if (current?.identity !== identity) {
-    const client = new ProxyClient({ baseUrl: apiUrl, apiKey, userAgent: "pulumi-proxy-provider" });
+    const client = new ProxyClient({ baseUrl: apiUrl, apiKey, userAgent: "pulumi-proxy-provider", rateLimitReserve });
     current = { identity, context: { client, reads: coalescedReads(client) } };
   }
   return current.context;
@@ -58,18 +65,33 @@ export function providerContext(): ProviderContext {
 /** Each coalescer walks its collection with full pages, and learns from the SDK when a page went out. */
 function coalescedReads(client: ProxyClient): Reads {
   const limit = LIST_LIMIT_MAX;
+  // Re-reads gather longer while the key's budget runs short (see spendingAhead).
+  const options = { saving: () => spendingAhead(client.rateLimitWindow(), Date.now()) };
   return {
-    proxyUser: new ReadCoalescer({
-      page: (cursor, onSend) => client.proxyUsers.list({ limit, cursor }, { onSend }),
-      get: (id) => client.proxyUsers.get(id),
-    }),
-    apiKey: new ReadCoalescer({
-      page: (cursor, onSend) => client.keys.list({ limit, cursor }, { onSend }),
-      get: (id) => client.keys.get(id),
-    }),
-    ipAllocation: new ReadCoalescer({
-      page: (cursor, onSend) => client.ips.list({ limit, cursor }, { onSend }),
-      get: (id) => client.ips.get(id),
-    }),
+    proxyUser: new ReadCoalescer(
+      {
+        page: (cursor, onSend) => client.proxyUsers.list({ limit, cursor }, { onSend }),
+        get: (id) => client.proxyUsers.get(id),
+      },
+      options,
+    ),
+    apiKey: new ReadCoalescer(
+      { page: (cursor, onSend) => client.keys.list({ limit, cursor }, { onSend }), get: (id) => client.keys.get(id) },
+      options,
+    ),
+    ipAllocation: new ReadCoalescer(
+      { page: (cursor, onSend) => client.ips.list({ limit, cursor }, { onSend }), get: (id) => client.ips.get(id) },
+      options,
+    ),
   };
+}
+
+function parseReserve(value: string | undefined): number {
+  if (value === undefined || value === "") return 0;
+  if (!/^\d+$/.test(value.trim())) {
+    throw new Error(
+      `pulumi-proxy: proxy:rateLimitReserve must be a whole number of requests per minute (0 or more), got ${JSON.stringify(value)}. Run \`pulumi config set proxy:rateLimitReserve 60\` or remove it.`,
+    );
+  }
+  return Number(value.trim());
 }

@@ -1,5 +1,5 @@
 import { inspect } from "node:util";
-import { type ClientOptions, Transport, type TransportStats } from "./core/transport";
+import { type ClientOptions, type RateLimitWindow, Transport, type TransportStats } from "./core/transport";
 import { Billing } from "./resources/billing";
 import { Ips } from "./resources/ips";
 import { Keys } from "./resources/keys";
@@ -27,9 +27,11 @@ export class ProxyClient {
   readonly billing: Billing;
   /** Live counters: HTTP attempts, retries among them, and 429 answers. */
   readonly stats: Readonly<TransportStats>;
+  readonly #transport: Transport;
 
   constructor(options: ClientOptions) {
     const transport = new Transport(options);
+    this.#transport = transport;
     this.#apiKey = options.apiKey;
     this.baseUrl = transport.baseUrl;
     this.proxyUsers = new ProxyUsers(transport);
@@ -38,6 +40,11 @@ export class ProxyClient {
     this.usage = new Usage(transport);
     this.billing = new Billing(transport);
     this.stats = transport.stats;
+  }
+
+  /** The key's current rate-limit window as the answers describe it; undefined while unknown. */
+  rateLimitWindow(): RateLimitWindow | undefined {
+    return this.#transport.rateLimitWindow();
   }
 
   toJSON(): Record<string, unknown> {

@@ -20,7 +20,14 @@ export {
 export { type Page, PagePromise } from "./core/pagination";
 export { resolvePath } from "./core/path";
 export type { HttpMethod } from "./core/retry";
-export type { ClientOptions, RateLimitInfo, RequestOptions, TransportEvent, TransportStats } from "./core/types";
+export type {
+  ClientOptions,
+  RateLimitInfo,
+  RateLimitWindow,
+  RequestOptions,
+  TransportEvent,
+  TransportStats,
+} from "./core/types";
 export {
   FREE_REPLACEMENTS_PER_MONTH,
   formatDollars,

@@ -2,11 +2,12 @@
  * Proactive pacing against the server's per-key fixed-window rate limit.
  *
  * The server tells us, on every answer, how many requests are left in the current window
- * (`x-ratelimit-remaining`) and in how many whole seconds it resets (`x-ratelimit-reset`). We spend
- * what is left evenly over what remains of the window, so a long run keeps a steady rate just under
- * the ceiling instead of bursting into 429s and then stalling. A tenth of what is left may go out
- * back to back, so the few dozen calls of a typical deployment are never slowed down; only
- * sustained demand gets spread.
+ * (`x-ratelimit-remaining`) and in how many whole seconds it resets (`x-ratelimit-reset`). The
+ * window is fixed: its budget is the same whether it is spent in the first second or spread over
+ * sixty, and an unspent request is lost when the window ends. So a request goes out at once
+ * whenever the known budget, less the requests in flight and an optional reserve for other users
+ * of the key, covers it; when it does not, nothing goes out until the window ends. Spreading the
+ * budget would only make every batch that fits in it slower.
  *
  * The decision is a pure function of a small state so it can be tested without timers.
  */
@@ -20,9 +21,11 @@ export interface RateObservation {
 }
 
 export interface PacerState {
+  /** The window's budget, as the server last reported it. */
+  limit: number | undefined;
   /** Lowest `remaining` seen in the current window: the counter only falls within a window. */
   remaining: number;
-  /** Local estimate of when the current window ends, epoch ms. */
+  /** Local estimate of when the current window ends, epoch ms; never earlier than the real end. */
   windowEndsAt: number;
   /** False until an answer describes the current window, and again once it has ended. */
   known: boolean;
@@ -30,8 +33,6 @@ export interface PacerState {
   inFlight: number;
   /** No request goes out before this (set from a 429's retry-after). */
   blockedUntil: number;
-  /** Theoretical arrival time of the next request (GCRA). */
-  tat: number;
   /** The server answers without rate headers (and never sent any): do not wait for them. */
   blind: boolean;
 }
@@ -42,34 +43,31 @@ export type Decision = { kind: "go" } | { kind: "wait"; ms: number } | { kind: "
 export const SAME_WINDOW_SLACK_MS = 2_500;
 
 export function initialState(): PacerState {
-  return { remaining: 0, windowEndsAt: 0, known: false, inFlight: 0, blockedUntil: 0, tat: 0, blind: false };
+  return { limit: undefined, remaining: 0, windowEndsAt: 0, known: false, inFlight: 0, blockedUntil: 0, blind: false };
 }
 
-/** Milliseconds between requests that spends the remaining budget evenly until the window ends. */
-export function spacingMs(state: PacerState, now: number): number {
-  const available = state.remaining - state.inFlight;
-  if (available <= 0) return Infinity;
-  return Math.max(0, state.windowEndsAt - now) / available;
+/**
+ * Requests that may still go out in the current window. Every request the server counted after the
+ * answer that reported `remaining` is still in flight (its own answer would have reported less), so
+ * `remaining - inFlight` never overestimates what the server will accept from us.
+ */
+export function spendable(state: PacerState, reserve: number): number {
+  return state.remaining - state.inFlight - reserve;
 }
 
-export function decide(state: PacerState, now: number, burstFraction: number): Decision {
+export function decide(state: PacerState, now: number, reserve: number): Decision {
   if (now < state.blockedUntil) return { kind: "wait", ms: state.blockedUntil - now };
   if (state.blind && !state.known) return { kind: "go" };
   // Without a picture of the window, one probe at a time: its answer tells us the budget.
   if (!state.known || now >= state.windowEndsAt) return state.inFlight === 0 ? { kind: "go" } : { kind: "event" };
-  const interval = spacingMs(state, now);
-  if (!Number.isFinite(interval)) return { kind: "wait", ms: Math.max(1, state.windowEndsAt - now) };
-  // GCRA: the schedule may run ahead of the clock by a fraction of the time left, which is the same
-  // as letting that fraction of the remaining budget go out back to back. Tying the allowance to
-  // what is left (not to the limit) keeps a nearly spent window from being emptied in one burst.
-  const earliest = state.tat - burstFraction * Math.max(0, state.windowEndsAt - now);
-  return earliest <= now ? { kind: "go" } : { kind: "wait", ms: earliest - now };
+  if (spendable(state, reserve) > 0) return { kind: "go" };
+  // The budget is spent (or promised to requests in flight): only the next window brings more. An
+  // answer cannot raise it; a lost request can, and wakes the queue through `lost`.
+  return { kind: "wait", ms: Math.max(1, state.windowEndsAt - now) };
 }
 
 /** Book-keeping for a request that was just sent. */
-export function onDispatch(state: PacerState, now: number): void {
-  const interval = state.known && now < state.windowEndsAt ? spacingMs(state, now) : 0;
-  state.tat = Math.max(state.tat, now) + (Number.isFinite(interval) ? interval : 0);
+export function onDispatch(state: PacerState): void {
   state.inFlight += 1;
 }
 
@@ -77,20 +75,20 @@ export function onDispatch(state: PacerState, now: number): void {
 export function onObservation(state: PacerState, obs: RateObservation): void {
   state.inFlight = Math.max(0, state.inFlight - 1);
   state.blind = false;
+  state.limit = obs.limit ?? state.limit;
   const endsAt = obs.receivedAt + obs.resetSeconds * 1000;
   const windowOver = obs.receivedAt >= state.windowEndsAt;
   if (!state.known || windowOver || endsAt > state.windowEndsAt + SAME_WINDOW_SLACK_MS) {
     state.known = true;
     state.remaining = obs.remaining;
     state.windowEndsAt = endsAt;
-    state.tat = Math.min(state.tat, obs.receivedAt);
     return;
   }
   // A late answer from a window we have already left says nothing about the current one.
   if (endsAt < state.windowEndsAt - SAME_WINDOW_SLACK_MS) return;
   state.remaining = Math.min(state.remaining, obs.remaining);
-  // The reset is rounded up to whole seconds, so every estimate is a bound from above; the lowest
-  // one is the closest, and pacing against a late end would push the last requests into the next window.
+  // The reset is rounded up to whole seconds and read after the answer travelled, so every estimate
+  // is a bound from above; the lowest one is the closest. Waiting for it never sends into the old window.
   state.windowEndsAt = Math.min(state.windowEndsAt, endsAt);
 }
 
@@ -111,6 +109,22 @@ export function onRateLimited(state: PacerState, until: number): void {
   state.known = false;
 }
 
+/** What the transport needs of a pacer; the bench plugs an older schedule in for comparison. */
+export interface RateGate {
+  readonly state: Readonly<PacerState>;
+  acquire(signal?: AbortSignal): Promise<void>;
+  observe(obs: RateObservation): void;
+  lost(): void;
+  unpaced(): void;
+  rateLimited(waitMs: number): void;
+}
+
+export interface PacerOptions {
+  now?: () => number;
+  /** Requests per window left unspent for other users of the key; default 0. */
+  reserve?: number;
+}
+
 interface Waiter {
   resolve: () => void;
   reject: (reason: unknown) => void;
@@ -118,24 +132,18 @@ interface Waiter {
   onAbort: () => void;
 }
 
-export interface PacerOptions {
-  now?: () => number;
-  /** Share of the remaining budget that may go out back to back; default 0.1. */
-  burstFraction?: number;
-}
-
 /** FIFO gate in front of the network: `acquire` resolves when a request may be sent. */
-export class Pacer {
+export class Pacer implements RateGate {
   readonly state: PacerState = initialState();
   readonly #now: () => number;
-  readonly #burstFraction: number;
+  readonly #reserve: number;
   readonly #queue: Waiter[] = [];
   #timer: NodeJS.Timeout | undefined;
   #timerAt = 0;
 
   constructor(options: PacerOptions = {}) {
     this.#now = options.now ?? Date.now;
-    this.#burstFraction = options.burstFraction ?? 0.1;
+    this.#reserve = options.reserve ?? 0;
   }
 
   get queued(): number {
@@ -185,7 +193,7 @@ export class Pacer {
   #pump(): void {
     while (this.#queue.length > 0) {
       const now = this.#now();
-      const decision = decide(this.state, now, this.#burstFraction);
+      const decision = decide(this.state, now, this.#reserve);
       if (decision.kind === "event") {
         this.#clearTimer();
         return;
@@ -196,7 +204,7 @@ export class Pacer {
       }
       const waiter = this.#queue.shift()!;
       waiter.signal?.removeEventListener("abort", waiter.onAbort);
-      onDispatch(this.state, now);
+      onDispatch(this.state);
       waiter.resolve();
     }
     this.#clearTimer();

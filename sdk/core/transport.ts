@@ -9,7 +9,7 @@ import {
   redact,
   TimeoutError,
 } from "./errors";
-import { Pacer } from "./pacer";
+import { Pacer, type RateGate } from "./pacer";
 import {
   backoffMs,
   isRetriableStatus,
@@ -20,7 +20,15 @@ import {
 } from "./retry";
 import { CallScope } from "./scope";
 import { Semaphore } from "./semaphore";
-import type { Call, ClientOptions, RateLimitInfo, RequestOptions, TransportEvent, TransportStats } from "./types";
+import type {
+  Call,
+  ClientOptions,
+  RateLimitInfo,
+  RateLimitWindow,
+  RequestOptions,
+  TransportEvent,
+  TransportStats,
+} from "./types";
 
 export type * from "./types";
 
@@ -47,9 +55,10 @@ export class Transport {
   readonly #logger: ((event: TransportEvent) => void) | undefined;
   readonly #dispatcher: Dispatcher | undefined;
   readonly #semaphore: Semaphore;
-  readonly #pacer = new Pacer();
+  readonly #pacer: RateGate;
 
-  constructor(options: ClientOptions) {
+  /** `pacer` replaces the built-in schedule; only the bench uses it, to compare schedules. */
+  constructor(options: ClientOptions, pacer?: RateGate) {
     if (typeof options.apiKey !== "string" || options.apiKey.length === 0) throw new ProxyError("apiKey is required");
     let url: URL;
     try {
@@ -71,11 +80,25 @@ export class Transport {
     this.#logger = options.logger;
     this.#dispatcher = options.dispatcher;
     this.#semaphore = new Semaphore(options.maxConcurrency ?? 8);
+    const reserve = options.rateLimitReserve ?? 0;
+    if (!Number.isInteger(reserve) || reserve < 0) {
+      throw new ProxyError(
+        `rateLimitReserve must be a whole number of requests, 0 or more, got ${JSON.stringify(reserve)}`,
+      );
+    }
+    this.#pacer = pacer ?? new Pacer({ reserve });
   }
 
   /** The pacer's view of the rate-limit window, for diagnostics. */
-  get rateLimitState(): Readonly<Pacer["state"]> {
+  get rateLimitState(): RateGate["state"] {
     return this.#pacer.state;
+  }
+
+  /** The current window as the answers describe it; undefined until one does, or once it has ended. */
+  rateLimitWindow(now = Date.now()): RateLimitWindow | undefined {
+    const { known, limit, remaining, windowEndsAt } = this.#pacer.state;
+    if (!known || now >= windowEndsAt) return undefined;
+    return { limit, remaining, endsAt: windowEndsAt };
   }
 
   async call<T>(call: Call<T>, options: RequestOptions = {}): Promise<T> {

@@ -15,6 +15,11 @@ export interface ClientOptions {
   retryAfterCapMs?: number;
   /** Proactive pacing from x-ratelimit-* headers, default true. */
   pacing?: boolean;
+  /**
+   * Requests per rate-limit window this client leaves unspent for other users of the same key,
+   * default 0. With pacing, the client stops when the window's remaining budget reaches it.
+   */
+  rateLimitReserve?: number;
   userAgent?: string;
   /** Debug hook; events never carry the key, a secret or a body. */
   logger?: (event: TransportEvent) => void;
@@ -45,6 +50,15 @@ export interface RateLimitInfo {
   limit: number | undefined;
   remaining: number;
   resetSeconds: number;
+}
+
+/** The client's picture of the key's current rate-limit window. */
+export interface RateLimitWindow {
+  limit: number | undefined;
+  /** Lowest remaining reported in the window, before requests in flight. */
+  remaining: number;
+  /** Local epoch ms by which the window has certainly ended. */
+  endsAt: number;
 }
 
 interface EventBase {

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { ReadCoalescer } from "../../provider/coalescer";
+import { type CoalescerOptions, ReadCoalescer, spendingAhead } from "../../provider/coalescer";
 import type { Page } from "../../sdk";
 import { errorFromResponse } from "../../sdk/core/errors";
 
@@ -23,10 +23,14 @@ class FakeCollection {
   #seq = 0;
   #held: (() => void)[] = [];
   holdPages = false;
-  readonly coalescer = new ReadCoalescer<Item>({
-    page: (cursor, onSend) => this.#page(cursor, onSend),
-    get: (id) => this.#get(id),
-  });
+  readonly coalescer: ReadCoalescer<Item>;
+
+  constructor(options: CoalescerOptions = {}) {
+    this.coalescer = new ReadCoalescer<Item>(
+      { page: (cursor, onSend) => this.#page(cursor, onSend), get: (id) => this.#get(id) },
+      options,
+    );
+  }
 
   create(count: number): string[] {
     return Array.from({ length: count }, () => {
@@ -172,5 +176,53 @@ describe("coalesced reads", () => {
     const second = api.create(5);
     expect((await Promise.all(second.map((id) => api.coalescer.read(id)))).map((item) => item?.id)).toEqual(second);
     expect(api.calls).toEqual({ pages: 7, gets: 5 });
+  });
+
+  it("walk a tail that grew past a page to its end, so later re-reads cost one page, not a page and a GET", async () => {
+    const api = new FakeCollection();
+    await Promise.all(api.create(450).map((id) => api.coalescer.read(id)));
+    // Creates re-read one at a time, as at low engine parallelism.
+    for (const id of api.create(160)) expect((await api.coalescer.read(id))?.id).toBe(id);
+    // The first re-read walks the tail (items 401-600, then 601-610); every later one reads from 601.
+    expect(api.calls).toEqual({ pages: 3 + 2 + 159, gets: 0 });
+  });
+
+  it("gather re-reads that trickle in while the key's budget is short, one page for all of them", async () => {
+    vi.useFakeTimers();
+    try {
+      for (const saving of [false, true]) {
+        const api = new FakeCollection({ saving: () => saving });
+        const first = Promise.all(api.create(450).map((id) => api.coalescer.read(id)));
+        await vi.advanceTimersByTimeAsync(2_000);
+        await first;
+        const before = api.calls.pages;
+        const reads: Promise<unknown>[] = [];
+        // Five creates finish 30 ms apart: longer than the usual quiet period, shorter than the saving one.
+        for (const id of api.create(5)) {
+          reads.push(api.coalescer.read(id));
+          await vi.advanceTimersByTimeAsync(30);
+        }
+        await vi.advanceTimersByTimeAsync(2_000);
+        await Promise.all(reads);
+        expect(api.calls.pages - before).toBe(saving ? 1 : 5);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe("spending ahead of the window", () => {
+  const window = (remaining: number, endsInMs: number) => ({ limit: 600, remaining, endsAt: 60_000 + endsInMs });
+  it("is true only once half the budget is gone, faster than the window's time by more than a tenth", () => {
+    const now = 60_000;
+    expect(spendingAhead(undefined, now)).toBe(false);
+    expect(spendingAhead({ limit: undefined, remaining: 0, endsAt: now + 1 }, now)).toBe(false);
+    // 10 s into the window (1/6 of it): far ahead of schedule, but less than half spent.
+    expect(spendingAhead(window(600 - 270, 50_000), now)).toBe(false);
+    expect(spendingAhead(window(600 - 330, 50_000), now)).toBe(true);
+    // Half-way through the window, 55 % spent is on schedule.
+    expect(spendingAhead(window(600 - 330, 30_000), now)).toBe(false);
+    expect(spendingAhead(window(10, 1_000), now)).toBe(false);
   });
 });
