@@ -7,17 +7,16 @@
  * host is unreachable); a build from the Go modules with the machine's `go`, cached outside the
  * repository so that only the first run pays for it.
  */
-import { execFileSync, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { withLock } from "./cache-lock.mjs";
+import { fromGoBuild, goVersionProblem, languageHostBin, MIN_GO } from "./go-build.mjs";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const languageHostSource = path.join(repoRoot, "tools", "language-host", "main.go");
 const OFFICIAL_HOST = "https://get.pulumi.com";
-const MIN_GO = [1, 24];
 
 /** @typedef {{ binDir: string, version: string, source: "path" | "cache" | "installer" | "go-build" }} ProvisionedCli */
 
@@ -39,11 +38,6 @@ export function cacheRoot() {
   if (process.env.PULUMI_PROXY_CACHE_DIR) return process.env.PULUMI_PROXY_CACHE_DIR;
   const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
   return path.join(base, "pulumi-proxy");
-}
-
-/** @param {string} file */
-function sha256(file) {
-  return createHash("sha256").update(fs.readFileSync(file)).digest("hex").slice(0, 16);
 }
 
 /** @param {string} command @param {string[]} args */
@@ -104,8 +98,9 @@ function readStamp(binDir) {
 function cacheIsComplete(binDir, version) {
   const stamp = readStamp(binDir);
   if (stamp?.version !== version) return false;
-  if (stamp.source === "go-build" && stamp.languageHost !== sha256(languageHostSource)) return false;
-  return ["pulumi", "pulumi-language-nodejs"].every((name) => fs.existsSync(path.join(binDir, name)));
+  // A Go build keeps its language hosts apart, one folder per source (see languageHostRoot).
+  const needed = stamp.source === "go-build" ? ["pulumi"] : ["pulumi", "pulumi-language-nodejs"];
+  return needed.every((name) => fs.existsSync(path.join(binDir, name)));
 }
 
 /** @param {string} version @param {string} binDir */
@@ -130,130 +125,6 @@ async function fromInstaller(version, binDir) {
   return true;
 }
 
-function goVersionProblem() {
-  const reported = tryOutput("go", ["env", "GOVERSION"]);
-  if (!reported) return "no Go toolchain (`go`) on PATH";
-  const [major = 0, minor = 0] = reported.replace(/^go/, "").split(".").map(Number);
-  const [minMajor = 0, minMinor = 0] = MIN_GO;
-  if (major < minMajor || (major === minMajor && minor < minMinor)) {
-    return `Go ${reported} is too old (need go${MIN_GO.join(".")} or newer)`;
-  }
-  return undefined;
-}
-
-/**
- * Upstream's replace directives must be carried into the throwaway module: `go install pkg@version`
- * refuses modules that have them, and without them the dependency graph does not build.
- * @param {string} version @param {Record<string, string>} env
- */
-function upstreamReplaceLines(version, env) {
-  const info = JSON.parse(
-    execFileSync("go", ["mod", "download", "-json", `github.com/pulumi/pulumi/pkg/v3@v${version}`], {
-      encoding: "utf8",
-      env,
-    }),
-  );
-  const goMod = fs.readFileSync(info.GoMod, "utf8");
-  const lines = [...goMod.matchAll(/^replace\s+(\S+)\s+=>\s+(\S+)\s+(v\S+)\s*$/gm)];
-  return lines.map(([, from, to, toVersion]) => `replace ${from} => ${to} ${toVersion}`);
-}
-
-/** @param {string[]} args @param {string} cwd @param {Record<string, string>} env */
-function run(args, cwd, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn("go", args, { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk) => (stderr = (stderr + chunk).slice(-4_000)));
-    const ticker = setInterval(() => say(`  still running go ${args[0]}...`), 30_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearInterval(ticker);
-      code === 0 ? resolve(undefined) : reject(new Error(`go ${args.join(" ")} failed (exit ${code}):\n${stderr}`));
-    });
-  });
-}
-
-/** @param {string} version @param {string} binDir */
-async function fromGoBuild(version, binDir) {
-  const buildDir = path.join(path.dirname(binDir), "build");
-  fs.mkdirSync(path.join(buildDir, "language-host"), { recursive: true });
-  const env = {
-    ...process.env,
-    GOFLAGS: "-mod=mod",
-    // The checksum database has no entries for these module versions on this kind of network.
-    GONOSUMDB: [process.env.GONOSUMDB, "github.com/pulumi/pulumi"].filter(Boolean).join(","),
-  };
-  const modFile = path.join(buildDir, "go.mod");
-  if (!fs.existsSync(modFile)) {
-    say(`fetching github.com/pulumi/pulumi/pkg/v3@v${version} from the Go module proxy`);
-    const replaces = upstreamReplaceLines(version, /** @type {Record<string,string>} */ (env));
-    fs.writeFileSync(modFile, ["module pulumi-proxy.local/cli-build", "", "go 1.24", "", ...replaces, ""].join("\n"));
-    await run(
-      ["get", `github.com/pulumi/pulumi/pkg/v3/cmd/pulumi@v${version}`, `github.com/pulumi/pulumi/sdk/v3@v${version}`],
-      buildDir,
-      /** @type {Record<string,string>} */ (env),
-    );
-  }
-  fs.copyFileSync(languageHostSource, path.join(buildDir, "language-host", "main.go"));
-  const stampVersion = (/** @type {string} */ pkg) => `-s -w -X ${pkg}=v${version}`;
-  if (!fs.existsSync(path.join(binDir, "pulumi"))) {
-    say(`compiling pulumi v${version} (the first build takes several minutes)`);
-    await run(
-      [
-        "build",
-        "-trimpath",
-        "-ldflags",
-        stampVersion("github.com/pulumi/pulumi/sdk/v3/go/common/version.Version"),
-        "-o",
-        path.join(binDir, "pulumi"),
-        "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi",
-      ],
-      buildDir,
-      /** @type {Record<string,string>} */ (env),
-    );
-  }
-  say("compiling pulumi-language-nodejs");
-  await run(
-    [
-      "build",
-      "-trimpath",
-      "-ldflags",
-      stampVersion("main.version"),
-      "-o",
-      path.join(binDir, "pulumi-language-nodejs"),
-      "./language-host",
-    ],
-    buildDir,
-    /** @type {Record<string,string>} */ (env),
-  );
-}
-
-/**
- * Serializes concurrent provisioning (for example the demo and a test run) on one cache.
- * @template T @param {string} dir @param {() => Promise<T>} work @returns {Promise<T>}
- */
-async function withLock(dir, work) {
-  const lock = path.join(dir, ".lock");
-  const started = Date.now();
-  for (;;) {
-    try {
-      fs.mkdirSync(lock);
-      break;
-    } catch {
-      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > 30 * 60_000) fs.rmSync(lock, { recursive: true, force: true });
-      if (Date.now() - started > 30 * 60_000) throw new Error(`timed out waiting for ${lock}`);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
-  }
-  try {
-    return await work();
-  } finally {
-    fs.rmSync(lock, { recursive: true, force: true });
-  }
-}
-
-/** @returns {Promise<ProvisionedCli>} */
 export async function provisionPulumi() {
   const version = pinnedVersion();
   const started = Date.now();
@@ -261,46 +132,73 @@ export async function provisionPulumi() {
   if (onPathDir) return { binDir: onPathDir, version, source: "path" };
 
   const versionDir = path.join(cacheRoot(), `pulumi-${version}`);
-  const binDir = path.join(versionDir, "bin");
-  fs.mkdirSync(binDir, { recursive: true });
+  const coreBinDir = path.join(versionDir, "bin");
+  fs.mkdirSync(coreBinDir, { recursive: true });
   return withLock(versionDir, async () => {
-    if (cacheIsComplete(binDir, version)) {
-      installDynamicProviderShim(binDir);
-      return { binDir, version, source: /** @type {const} */ ("cache") };
-    }
-    say(`provisioning pulumi v${version} into ${binDir}`);
     /** @type {ProvisionedCli["source"]} */
-    let source = "installer";
-    const rebuildOnly = readStamp(binDir)?.source === "go-build";
-    if (rebuildOnly || !(await fromInstaller(version, binDir))) {
-      const problem = goVersionProblem();
-      if (problem) {
-        throw new Error(
-          `Cannot provision the Pulumi CLI v${version}: no pulumi v${version} on PATH, the official installer is unreachable, and ${problem}. ` +
-            `Install Pulumi CLI v${version} (https://www.pulumi.com/docs/install/) or Go ${MIN_GO.join(".")}+ and run again.`,
-        );
-      }
-      await fromGoBuild(version, binDir);
-      source = "go-build";
+    let source = "cache";
+    if (!cacheIsComplete(coreBinDir, version)) {
+      say(`provisioning pulumi v${version} into ${coreBinDir}`);
+      source = await provisionCore(version, coreBinDir);
     }
+    const fromGo = readStamp(coreBinDir)?.source === "go-build";
+    const binDir = fromGo ? await languageHostBin(version, coreBinDir) : coreBinDir;
     installDynamicProviderShim(binDir);
-    const reported = tryOutput(path.join(binDir, "pulumi"), ["version"]);
-    if (reported !== `v${version}`) throw new Error(`provisioned pulumi reports ${reported}, expected v${version}`);
-    fs.writeFileSync(
-      path.join(binDir, ".provisioned.json"),
-      JSON.stringify({ version, source, languageHost: sha256(languageHostSource), builtAt: new Date().toISOString() }),
-    );
-    say(`pulumi v${version} ready in ${((Date.now() - started) / 1000).toFixed(1)} s (${source})`);
+    if (source !== "cache")
+      say(`pulumi v${version} ready in ${((Date.now() - started) / 1000).toFixed(1)} s (${source})`);
     return { binDir, version, source };
   });
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  provisionPulumi().then(
-    (cli) => process.stdout.write(`${cli.binDir}\n`),
-    (error) => {
-      say(error instanceof Error ? error.message : String(error));
-      process.exit(1);
-    },
+/** @param {string} version @param {string} binDir @returns {Promise<ProvisionedCli["source"]>} */
+async function provisionCore(version, binDir) {
+  /** @type {ProvisionedCli["source"]} */
+  let source = "installer";
+  const rebuildOnly = readStamp(binDir)?.source === "go-build";
+  if (rebuildOnly || !(await fromInstaller(version, binDir))) {
+    const problem = goVersionProblem();
+    if (problem) {
+      throw new Error(
+        `Cannot provision the Pulumi CLI v${version}: no pulumi v${version} on PATH, the official installer is unreachable, and ${problem}. ` +
+          `Install Pulumi CLI v${version} (https://www.pulumi.com/docs/install/) or Go ${MIN_GO.join(".")}+ and run again.`,
+      );
+    }
+    await fromGoBuild(version, binDir);
+    source = "go-build";
+  }
+  const reported = tryOutput(path.join(binDir, "pulumi"), ["version"]);
+  if (reported !== `v${version}`) throw new Error(`provisioned pulumi reports ${reported}, expected v${version}`);
+  fs.writeFileSync(
+    path.join(binDir, ".provisioned.json"),
+    JSON.stringify({ version, source, builtAt: new Date().toISOString() }),
   );
+  return source;
+}
+
+const USAGE = `usage: npm run pulumi:provision [-- --help]
+
+Provisions the Pulumi CLI at the version of the pinned @pulumi/pulumi and prints its bin folder.
+In order: a matching \`pulumi\` on PATH; the cache in ${cacheRoot()}
+(set PULUMI_PROXY_CACHE_DIR to move it); the official download; a build from the Go modules with
+the machine's Go (1.24+), which takes about 5 minutes once.
+
+A run interrupted by Ctrl-C leaves nothing that blocks the next: its lock is taken over as soon as
+its process is gone, and a half-fetched build module is fetched again.`;
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  if (args.some((arg) => arg === "--help" || arg === "-h")) {
+    process.stdout.write(`${USAGE}\n`);
+  } else if (args.length > 0) {
+    say(`unknown argument ${args[0]}\n\n${USAGE}`);
+    process.exitCode = 1;
+  } else {
+    provisionPulumi().then(
+      (cli) => process.stdout.write(`${cli.binDir}\n`),
+      (error) => {
+        say(error instanceof Error ? error.message : String(error));
+        process.exit(1);
+      },
+    );
+  }
 }

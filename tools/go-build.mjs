@@ -1,0 +1,179 @@
+// @ts-check
+/**
+ * Builds the Pulumi CLI and this checkout's language host from the Go modules, into the shared cache.
+ * Every output is written under a temporary name and renamed, so an interrupted build leaves nothing
+ * that looks finished.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const languageHostSource = path.join(repoRoot, "tools", "language-host", "main.go");
+export const MIN_GO = [1, 24];
+
+/** @param {string} message */
+function say(message) {
+  process.stderr.write(`[pulumi-cli] ${message}\n`);
+}
+
+/** @param {string} command @param {string[]} args */
+function tryOutput(command, args) {
+  try {
+    return execFileSync(command, args, {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 30_000,
+    }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The language host built from this checkout's main.go lives in a folder named after that source's
+ * hash, beside a hard link to the shared pulumi binary (pulumi looks for its language host next to
+ * itself). Clones at different commits therefore never overwrite each other's host, and a changed
+ * main.go is built on the next run.
+ * @param {string} versionDir
+ */
+function languageHostRoot(versionDir) {
+  const hash = createHash("sha256").update(fs.readFileSync(languageHostSource)).digest("hex").slice(0, 16);
+  return path.join(versionDir, "hosts", hash);
+}
+
+/** A go.mod that `go get` never finished has no requires; building on it fails with a puzzling error. @param {string} modFile */
+export function goModIsComplete(modFile) {
+  return fs.existsSync(modFile) && /^require\b/m.test(fs.readFileSync(modFile, "utf8"));
+}
+
+export function goVersionProblem() {
+  const reported = tryOutput("go", ["env", "GOVERSION"]);
+  if (!reported) return "no Go toolchain (`go`) on PATH";
+  const [major = 0, minor = 0] = reported.replace(/^go/, "").split(".").map(Number);
+  const [minMajor = 0, minMinor = 0] = MIN_GO;
+  if (major < minMajor || (major === minMajor && minor < minMinor)) {
+    return `Go ${reported} is too old (need go${MIN_GO.join(".")} or newer)`;
+  }
+  return undefined;
+}
+
+/**
+ * Upstream's replace directives must be carried into the throwaway module: `go install pkg@version`
+ * refuses modules that have them, and without them the dependency graph does not build.
+ * @param {string} version @param {Record<string, string>} env
+ */
+function upstreamReplaceLines(version, env) {
+  const info = JSON.parse(
+    execFileSync("go", ["mod", "download", "-json", `github.com/pulumi/pulumi/pkg/v3@v${version}`], {
+      encoding: "utf8",
+      env,
+    }),
+  );
+  const goMod = fs.readFileSync(info.GoMod, "utf8");
+  const lines = [...goMod.matchAll(/^replace\s+(\S+)\s+=>\s+(\S+)\s+(v\S+)\s*$/gm)];
+  return lines.map(([, from, to, toVersion]) => `replace ${from} => ${to} ${toVersion}`);
+}
+
+/** @param {string[]} args @param {string} cwd @param {Record<string, string>} env */
+function run(args, cwd, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("go", args, { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr = (stderr + chunk).slice(-4_000)));
+    const ticker = setInterval(() => say(`  still running go ${args[0]}...`), 30_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearInterval(ticker);
+      code === 0 ? resolve(undefined) : reject(new Error(`go ${args.join(" ")} failed (exit ${code}):\n${stderr}`));
+    });
+  });
+}
+
+/** @param {string} versionDir */
+function goEnv(versionDir) {
+  fs.mkdirSync(path.join(versionDir, "build", "language-host"), { recursive: true });
+  return /** @type {Record<string, string>} */ ({
+    ...process.env,
+    GOFLAGS: "-mod=mod",
+    // The checksum database has no entries for these module versions on this kind of network.
+    GONOSUMDB: [process.env.GONOSUMDB, "github.com/pulumi/pulumi"].filter(Boolean).join(","),
+  });
+}
+
+/** @param {string} version */
+const stampVersion = (version) => (/** @type {string} */ pkg) => `-s -w -X ${pkg}=v${version}`;
+
+/** @param {string} version @param {string} binDir */
+export async function fromGoBuild(version, binDir) {
+  const versionDir = path.dirname(binDir);
+  const buildDir = path.join(versionDir, "build");
+  const env = goEnv(versionDir);
+  const modFile = path.join(buildDir, "go.mod");
+  if (!goModIsComplete(modFile)) {
+    say(`fetching github.com/pulumi/pulumi/pkg/v3@v${version} from the Go module proxy`);
+    fs.rmSync(path.join(buildDir, "go.sum"), { force: true });
+    const replaces = upstreamReplaceLines(version, env);
+    fs.writeFileSync(modFile, ["module pulumi-proxy.local/cli-build", "", "go 1.24", "", ...replaces, ""].join("\n"));
+    await run(
+      ["get", `github.com/pulumi/pulumi/pkg/v3/cmd/pulumi@v${version}`, `github.com/pulumi/pulumi/sdk/v3@v${version}`],
+      buildDir,
+      env,
+    );
+  }
+  say(`compiling pulumi v${version} (the first build takes several minutes)`);
+  const ldflags = stampVersion(version)("github.com/pulumi/pulumi/sdk/v3/go/common/version.Version");
+  const target = path.join(binDir, "pulumi");
+  await run(
+    [
+      "build",
+      "-trimpath",
+      "-ldflags",
+      ldflags,
+      "-o",
+      `${target}.partial`,
+      "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi",
+    ],
+    buildDir,
+    env,
+  );
+  fs.renameSync(`${target}.partial`, target);
+}
+
+/**
+ * Builds this checkout's language host next to a hard link of the shared pulumi binary.
+ * @param {string} version @param {string} coreBinDir @returns {Promise<string>} the bin folder to use
+ */
+export async function languageHostBin(version, coreBinDir) {
+  const versionDir = path.dirname(coreBinDir);
+  const hostBin = path.join(languageHostRoot(versionDir), "bin");
+  const host = path.join(hostBin, "pulumi-language-nodejs");
+  if (!fs.existsSync(host)) {
+    say(`compiling pulumi-language-nodejs from ${path.relative(repoRoot, languageHostSource)} into ${hostBin}`);
+    fs.mkdirSync(hostBin, { recursive: true });
+    const buildDir = path.join(versionDir, "build");
+    const env = goEnv(versionDir);
+    fs.copyFileSync(languageHostSource, path.join(buildDir, "language-host", "main.go"));
+    await run(
+      [
+        "build",
+        "-trimpath",
+        "-ldflags",
+        stampVersion(version)("main.version"),
+        "-o",
+        `${host}.partial`,
+        "./language-host",
+      ],
+      buildDir,
+      env,
+    );
+    fs.renameSync(`${host}.partial`, host);
+  }
+  const linked = path.join(hostBin, "pulumi");
+  if (!fs.existsSync(linked)) fs.linkSync(path.join(coreBinDir, "pulumi"), linked);
+  return hostBin;
+}
+
+/** @returns {Promise<ProvisionedCli>} */
