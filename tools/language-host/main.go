@@ -108,11 +108,21 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	argv = append(argv, entryPoint)
 	argv = append(argv, req.GetArgs()...)
 
-	config, err := json.Marshal(req.GetConfig())
+	// A stack without config has a nil map and slice, which json.Marshal writes as null; the Node
+	// runtime parses PULUMI_CONFIG with Object.keys and fails on null. Upstream's host sends {} and [].
+	configMap := req.GetConfig()
+	if configMap == nil {
+		configMap = map[string]string{}
+	}
+	secretKeyList := req.GetConfigSecretKeys()
+	if secretKeyList == nil {
+		secretKeyList = []string{}
+	}
+	config, err := json.Marshal(configMap)
 	if err != nil {
 		return nil, err
 	}
-	secretKeys, err := json.Marshal(req.GetConfigSecretKeys())
+	secretKeys, err := json.Marshal(secretKeyList)
 	if err != nil {
 		return nil, err
 	}
