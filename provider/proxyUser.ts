@@ -101,7 +101,10 @@ export const proxyUserHandler = d.handlerFor(proxyUser, {
     const { client, reads } = providerContext();
     if (inputs.adoptId) return adopt(inputs, inputs.adoptId);
     const body = { name: inputs.name, limits: toWireLimits(inputs.limits), enabled: inputs.enabled };
-    const created = await explained(label(inputs.name), "create it", client.proxyUsers.create(body));
+    const created = await explained(label(inputs.name), "create it", client.proxyUsers.create(body), {
+      name: inputs.name,
+      list: () => client.proxyUsers.list(),
+    });
     return readBackCreated(label(inputs.name), "creating it", reads.proxyUser, created, (user) =>
       toState(user, inputs, created.password, false),
     );

@@ -1,5 +1,13 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { ApiError, ConflictError, ErrorCode, isNotFound, PermissionDeniedError } from "../sdk";
+import {
+  ApiError,
+  ConflictError,
+  ConnectionError,
+  ErrorCode,
+  isNotFound,
+  PermissionDeniedError,
+  TimeoutError,
+} from "../sdk";
 import type { ReadCoalescer } from "./coalescer";
 
 /** Equality for JSON-like property values; null and undefined both mean "not set". */
@@ -68,37 +76,101 @@ export async function unlessGone<T>(call: () => Promise<T>): Promise<T | undefin
   }
 }
 
+/**
+ * Looks up the id of the object that holds a name the API refused as taken, so the conflict message can
+ * offer it for adoptId.
+ */
+export interface ExistingByName {
+  name: string;
+  list: () => AsyncIterable<{ id: string; name: string }>;
+}
+
 /** Awaits an API call and, when it fails, rethrows the failure rewritten by `explain`. */
-export async function explained<T>(resource: string, action: string, call: Promise<T>): Promise<T> {
+export async function explained<T>(
+  resource: string,
+  action: string,
+  call: Promise<T>,
+  existing?: ExistingByName,
+): Promise<T> {
   try {
     return await call;
   } catch (error) {
-    throw explain(resource, action, error);
+    const holder = existing && isNameConflict(error) ? await findByName(existing) : undefined;
+    throw explain(resource, action, error, holder);
   }
+}
+
+function isNameConflict(error: unknown): boolean {
+  return error instanceof ConflictError && error.code === ErrorCode.enum.conflict;
+}
+
+async function findByName({ name, list }: ExistingByName): Promise<string | undefined> {
+  try {
+    for await (const item of list()) if (item.name === name) return item.id;
+  } catch {
+    // The lookup only improves the message; the conflict is the error to report.
+  }
+  return undefined;
+}
+
+/**
+ * An error already worded for the user. The dynamic-provider host prints `${error}: ${error.stack}` to
+ * the engine for read and delete failures; this keeps that to one line instead of a stack trace.
+ */
+export class ExplainedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "pulumi-proxy";
+    this.stack = message;
+  }
+
+  override toString(): string {
+    return this.name;
+  }
+}
+
+function scopesOf(error: PermissionDeniedError, key: string): string[] {
+  const raw = error.details?.[key];
+  return Array.isArray(raw) ? raw.filter((scope): scope is string => typeof scope === "string") : [];
 }
 
 /**
  * Rewrites an SDK error into one a user can act on: which resource, what went wrong, and the fix.
- * SDK errors never carry a credential, so the message is safe to show.
+ * SDK errors never carry a credential, so the message is safe to show. `existingId` is the object
+ * that holds a refused name, when the caller could find it.
  */
-export function explain(resource: string, action: string, error: unknown): Error {
+export function explain(resource: string, action: string, error: unknown, existingId?: string): Error {
+  if (error instanceof ExplainedError || error instanceof PartialFailure) return error;
+  const cannot = `${resource}: cannot ${action}`;
+  const say = (message: string) => new ExplainedError(`${cannot}: ${message}`, { cause: error });
+  if (error instanceof PermissionDeniedError && error.code === ErrorCode.enum.scope_escalation) {
+    const scopes = scopesOf(error, "escalating_scopes").join(", ") || "scopes it does not hold";
+    return say(
+      `the new key would get ${scopes}, which the API key in proxy:apiKey does not hold, and a key can only hand out scopes it holds. ` +
+        `Use a key that holds ${scopes}, or remove ${scopes} from scopes.`,
+    );
+  }
   if (error instanceof PermissionDeniedError) {
-    const scopes = error.requiredScopes.join(", ") || "a scope it lacks";
-    return new Error(
-      `${resource}: cannot ${action}: the API key in proxy:apiKey lacks ${scopes}. Use a key that has ${scopes}.`,
-      { cause: error },
+    const missing = scopesOf(error, "missing_scopes");
+    const scopes = (missing.length > 0 ? missing : error.requiredScopes).join(", ") || "a scope this operation needs";
+    return say(`the API key in proxy:apiKey lacks ${scopes}. Use a key that has ${scopes}.`);
+  }
+  if (isNameConflict(error)) {
+    const adopt = existingId
+      ? `Choose another name, or adopt the existing object: set adoptId: "${existingId}".`
+      : "Choose another name, or adopt the existing object with adoptId.";
+    return say(`${(error as ConflictError).serverMessage} ${adopt}`);
+  }
+  if (isNotFound(error) && /^adopt\b/.test(action)) {
+    return say(
+      "the API has no such object; it may have been deleted outside Pulumi. Remove adoptId to create a new one, or set it to an object that exists.",
     );
   }
-  if (error instanceof ConflictError && error.code === ErrorCode.enum.conflict) {
-    return new Error(
-      `${resource}: cannot ${action}: ${error.serverMessage} Choose another name, or adopt the existing object with adoptId.`,
-      { cause: error },
+  if (error instanceof ConnectionError || error instanceof TimeoutError) {
+    return say(
+      `the API did not answer (${error.message}). Check that proxy:apiUrl (or PROXY_API_URL) names the service and that it is up.`,
     );
   }
-  if (error instanceof ApiError) {
-    return new Error(`${resource}: cannot ${action}: ${error.message}`, { cause: error });
-  }
-  return new Error(`${resource}: cannot ${action}: ${error instanceof Error ? error.message : String(error)}`, {
-    cause: error,
-  });
+  if (error instanceof ApiError) return say(error.message);
+  return say(error instanceof Error ? error.message : String(error));
 }
