@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import fs from "node:fs";
+import path from "node:path";
 import { parseArgs } from "node:util";
+import { runServerCli } from "../server/cli";
 import { type DriftReport, detectDrift } from "./drift";
 import { planCommand } from "./plan";
 import {
@@ -18,6 +20,8 @@ import { formatDriftTable } from "./table";
 
 const USAGE = `usage: pulumi-proxy drift --stack <name> [--cwd <dir>] [--json[=<file>]] [--pulumi-root <dir>]
        pulumi-proxy plan --stack <name> [--cwd <dir>] [--refresh] [--json | --markdown]  (plan --help for more)
+       pulumi-proxy server [--port <port>] [...]   the reference server (\`pulumi-proxy server --help\`)
+       pulumi-proxy --version
 
 Runs \`pulumi preview --refresh\` on an existing stack and lists what changed outside Pulumi:
 resource, property, recorded → actual value, and what the next \`pulumi up\` would do.
@@ -87,11 +91,24 @@ export async function runDrift(args: DriftArgs): Promise<number> {
   return report.drifted.length > 0 ? EXIT.drift : EXIT.noDrift;
 }
 
+/** The installed package's version, from the package.json two folders above dist/cli/. */
+function packageVersion(): string {
+  return JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")).version;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === "plan") return planCommand(rest);
   if (command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(`${USAGE}\n`);
+    return EXIT.noDrift;
+  }
+  if (command === "--version" || command === "-v") {
+    process.stdout.write(`pulumi-proxy ${packageVersion()}\n`);
+    return EXIT.noDrift;
+  }
+  if (command === "server") {
+    await runServerCli(rest);
     return EXIT.noDrift;
   }
   let args: DriftArgs | "help" | undefined;
@@ -106,7 +123,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const message =
       args && args !== "help" ? describeFailure(error, args) : error instanceof Error ? error.message : String(error);
-    process.stderr.write(`pulumi-proxy ${command ?? ""}: ${message}\n`);
+    process.stderr.write(`${["pulumi-proxy", command].filter(Boolean).join(" ")}: ${message}\n`);
     if (error instanceof UsageError) process.stderr.write(`\n${USAGE}\n`);
     return EXIT.error;
   }

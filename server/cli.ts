@@ -4,7 +4,7 @@ import type { FaultOptions } from "./faults";
 import type { GatewayOptions } from "./gateway/gateway";
 import { type ReferenceServerOptions, startReferenceServer } from "./server";
 
-const USAGE = `usage: node dist/server/cli.js [options]
+const USAGE = `usage: pulumi-proxy server [options]     (in a clone of the repository: npm run server -- [options])
 
   --host <host>              listen address (default 127.0.0.1)
   --port <port>              listen port (default 8787; 0 = any free port)
@@ -102,10 +102,11 @@ function gatewayOptions(values: Record<string, unknown>, apiPort: number): Gatew
   return gateway;
 }
 
-async function main(): Promise<void> {
+/** Parses the flags and serves until SIGINT or SIGTERM; `pulumi-proxy server` and `npm run server` both land here. */
+export async function runServerCli(argv: string[]): Promise<void> {
   let options: ReferenceServerOptions | "help";
   try {
-    options = parseCli(process.argv.slice(2));
+    options = parseCli(argv);
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
     process.exit(2);
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  main().catch((error: unknown) => {
+  runServerCli(process.argv.slice(2)).catch((error: unknown) => {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   });
