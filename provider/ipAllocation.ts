@@ -3,6 +3,7 @@ import { ConflictError, ErrorCode, type IpAllocation as WireAllocation } from ".
 import { CityName, CountryCode, IpHealth, IpPathSegment, IpProduct, ReplaceIpBody, Timestamp } from "../sdk/schemas";
 import { providerContext } from "./context";
 import * as d from "./declaration";
+import { swapRequested, warnIfElsewhere } from "./retire";
 import { changed, explain, explained, readBackCreated, unlessGone } from "./shared";
 import stubs from "./stubs/ipAllocation";
 
@@ -16,7 +17,10 @@ export const ipAllocation = d.declareResource({
     country: z.string().transform(lowercase).pipe(CountryCode),
     /** Lowercase city name; any city of the country when absent. Changing it replaces the allocation. */
     city: z.string().transform(lowercase).pipe(CityName).optional(),
-    /** Any change of this value swaps the address in place (same allocation id), using the settings below. */
+    /**
+     * A change of this value swaps the address in place (same allocation id), using the settings below.
+     * An IP address names the address to retire: it swaps only while the allocation holds it.
+     */
     replaceTrigger: d.Trigger.optional(),
     /** Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other". */
     replaceReason: ReplaceIpBody.shape.reason.default("other"),
@@ -81,11 +85,17 @@ function toState(allocation: WireAllocation, inputs: Inputs, last: LastReplaceme
 }
 
 export const ipAllocationHandler = d.handlerFor(ipAllocation, {
-  diff: (olds, news) => ({
-    updates: changed(olds, news, ["replaceTrigger", "replaceReason", "keepCity", "maxReplacementChargeCents"]),
-    // Without a city, any city of the country satisfies the inputs, so the address the API chose stays.
-    replaces: changed(olds, news, ["product", "country", ...(news.city === undefined ? [] : ["city" as const])]),
-  }),
+  diff: (olds, news) => {
+    warnIfElsewhere(label(olds), olds, news.replaceTrigger);
+    return {
+      updates: [
+        ...changed(olds, news, ["replaceReason", "keepCity", "maxReplacementChargeCents"]),
+        ...(swapRequested(olds, news.replaceTrigger) ? ["replaceTrigger"] : []),
+      ],
+      // Without a city, any city of the country satisfies the inputs, so the address the API chose stays.
+      replaces: changed(olds, news, ["product", "country", ...(news.city === undefined ? [] : ["city" as const])]),
+    };
+  },
 
   async create(inputs) {
     const { client, reads } = providerContext();
@@ -116,7 +126,7 @@ export const ipAllocationHandler = d.handlerFor(ipAllocation, {
 
   async update(id, olds, news) {
     const { client } = providerContext();
-    if (olds.replaceTrigger === news.replaceTrigger) {
+    if (!swapRequested(olds, news.replaceTrigger)) {
       return { outs: toState(await explained(label(olds), "read it", client.ips.get(id)), news, olds) };
     }
     // Absent means "no charged replacement": the API then refuses anything beyond the free ones.

@@ -8,6 +8,8 @@ interface UserSpec {
   enabled?: boolean;
   /** Change after an emergency disable to re-enable the user; until then `up` keeps it disabled. */
   reenable?: string;
+  /** `true` deletes this user (the only way to drop one of the default team). */
+  remove?: boolean;
 }
 
 interface KeySpec {
@@ -15,6 +17,8 @@ interface KeySpec {
   /** Change to rotate the secret; the old one keeps working for `graceHours` (default 24). */
   rotation?: string;
   graceHours?: number;
+  /** `true` revokes this key (the only way to drop a default one). */
+  remove?: boolean;
 }
 
 interface AddressSpec {
@@ -30,10 +34,25 @@ interface AddressSpec {
 
 const config = new pulumi.Config();
 const prefix = config.get("prefix") ?? "team";
-const users = config.getObject<Record<string, UserSpec>>("users") ?? {
+
+/**
+ * A config map laid over its defaults, entry by entry and field by field, so a partial edit such as
+ * `pulumi config set --path 'users.monitor.reenable' …` changes that field alone and never drops the
+ * other defaults. An entry goes only when asked: `remove: true`.
+ */
+function overDefaults<T extends { remove?: boolean }>(key: string, defaults: Record<string, T>): Record<string, T> {
+  const configured = config.getObject<Record<string, Partial<T>>>(key) ?? {};
+  return Object.fromEntries(
+    [...new Set([...Object.keys(defaults), ...Object.keys(configured)])]
+      .map((name) => [name, { ...defaults[name], ...configured[name] } as T] as const)
+      .filter(([, spec]) => spec.remove !== true),
+  );
+}
+
+const users = overDefaults<UserSpec>("users", {
   crawler: { dailyGb: 20, monthlyGb: 400 },
   monitor: { dailyGb: 1, monthlyGb: 20 },
-};
+});
 
 const proxyUsers = Object.entries(users).map(
   ([name, spec]) =>
@@ -50,7 +69,7 @@ const proxyUsers = Object.entries(users).map(
 
 // The pipeline itself needs no API key of its own: it works through the stack's provider config.
 // Each integration gets its own key; by default only the team's usage reports, which read statistics.
-const keySpecs = config.getObject<Record<string, KeySpec>>("keys") ?? { "usage-reports": { scopes: ["usage:read"] } };
+const keySpecs = overDefaults<KeySpec>("keys", { "usage-reports": { scopes: ["usage:read"] } });
 const keys = Object.fromEntries(
   Object.entries(keySpecs).map(([name, spec]) => [
     name,

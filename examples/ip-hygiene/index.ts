@@ -17,10 +17,36 @@ interface AllocationSpec {
 }
 
 const config = new pulumi.Config();
-const specs = config.getObject<AllocationSpec[]>("allocations") ?? [
+const DEFAULT_ALLOCATIONS: AllocationSpec[] = [
   { name: "us-new-york", country: "us", city: "new york" },
   { name: "de-frankfurt", country: "de", city: "frankfurt" },
 ];
+
+/**
+ * The allocations to hold. A list whose entries all have a name is the whole declaration. Entries
+ * without a name are edits of the defaults at the same position, as `pulumi config set --path
+ * 'allocations[0].retire' …` on a stack without the list makes them; the other defaults stay, so such
+ * an edit never plans a release. An entry that is neither is refused at preview.
+ */
+function allocationSpecs(): AllocationSpec[] {
+  const configured = config.getObject<(Partial<AllocationSpec> | null)[]>("allocations");
+  if (!configured) return DEFAULT_ALLOCATIONS;
+  const editsDefaults = configured.some((entry) => !entry?.name);
+  const base = editsDefaults ? DEFAULT_ALLOCATIONS : [];
+  return Array.from({ length: Math.max(configured.length, base.length) }, (_, i) => {
+    const spec = { ...base[i], ...configured[i] };
+    const missing = (["name", "country"] as const).filter((key) => !spec[key]);
+    if (missing.length > 0) {
+      throw new pulumi.RunError(
+        `ip-hygiene:allocations[${i}] has no ${missing.join(" and no ")}, and there is no default allocation at that position. ` +
+          `Set allocations[${i}].${missing.join(` and allocations[${i}].`)}, or put the whole list in config as the README shows.`,
+      );
+    }
+    return spec as AllocationSpec;
+  });
+}
+
+const specs = allocationSpecs();
 // Two replacements per allocation and month are free; this caps what a later one may cost (0: free only).
 const maxReplacementChargeCents = config.getNumber("maxReplacementChargeCents") ?? 0;
 
