@@ -66,7 +66,10 @@ function driftOf(step: StepEventMetadata): ResourceDrift | undefined {
  * resource compares the recorded state with what the API returns now. Dynamic providers give the
  * engine no per-property diff, so the properties are compared here, with secrets kept masked.
  */
-export async function detectDrift(stack: Stack): Promise<DriftReport> {
+export async function detectDrift(
+  stack: Stack,
+  engineOutput?: { onOutput?: (out: string) => void },
+): Promise<DriftReport> {
   const drifted = new Map<string, ResourceDrift>();
   const plannedOps = new Map<string, string>();
   const onEvent = (event: EngineEvent) => {
@@ -79,7 +82,7 @@ export async function detectDrift(stack: Stack): Promise<DriftReport> {
       plannedOps.set(step.urn, step.op);
     }
   };
-  await stack.preview({ refresh: true, onEvent });
+  await stack.preview({ refresh: true, onEvent, ...engineOutput });
   const report = [...drifted.values()].map((drift) => {
     const plannedOp = plannedOps.get(drift.urn);
     return plannedOp ? { ...drift, plannedOp } : drift;

@@ -18,7 +18,7 @@ import {
   indent,
   parseDemoArgs,
   type QuickstartOutputs,
-  resourceLines,
+  ResourceTally,
   say,
   seconds,
   setTotalSteps,
@@ -106,21 +106,20 @@ function outputsOf(outputs: Record<string, { value: unknown }>): QuickstartOutpu
 }
 
 async function story(stack: Stack, target: Target, args: DemoArgs): Promise<void> {
-  // Either the engine's own output or one line per resource, not both.
-  const engine = {
-    color: "never" as const,
-    ...(args.verbose ? { onOutput: (out: string) => process.stdout.write(indent(out)) } : { onEvent: resourceLines }),
-  };
+  // Either the engine's own output (every engine run, with --verbose) or one line per resource, not both.
+  const verbose = args.verbose ? { onOutput: (out: string) => process.stdout.write(indent(out)) } : {};
+  const engine = (tally: ResourceTally) => ({ color: "never" as const, onEvent: tally.onEvent, ...verbose });
   const client = new ProxyClient({ baseUrl: target.url, apiKey: target.key, userAgent: "pulumi-proxy-demo" });
 
   let started = step("pulumi up: create the stack's objects");
-  const created = await stack.up(engine);
-  say(`      ${created.summary.resourceChanges?.create ?? 0} created in ${seconds(started)}`);
+  const creating = new ResourceTally(args.verbose);
+  const created = await stack.up(engine(creating));
+  say(`      ${creating.count("create")} created in ${seconds(started)}`);
   const user = outputsOf(created.outputs).proxyUser;
   if (!user) throw new DemoError("the stack has no proxyUser output");
 
   started = step("pulumi preview: nothing to do right after up");
-  const preview = await stack.preview({ color: "never" });
+  const preview = await stack.preview({ color: "never", ...verbose });
   const changes = Object.entries(preview.changeSummary).filter(([op]) => op !== "same");
   if (changes.length > 0)
     throw new DemoError(`expected no changes, the preview plans ${JSON.stringify(preview.changeSummary)}`);
@@ -135,7 +134,7 @@ async function story(stack: Stack, target: Target, args: DemoArgs): Promise<void
   );
 
   started = step("pulumi preview --refresh: the drift, property by property");
-  const report = await detectDrift(stack);
+  const report = await detectDrift(stack, verbose);
   say(indent(formatDriftTable(report)));
   const seen = report.drifted.some((drift) =>
     drift.properties.some((property) => property.path === "limits.monthlyGb"),
@@ -144,13 +143,12 @@ async function story(stack: Stack, target: Target, args: DemoArgs): Promise<void
   say(`      (${seconds(started)})`);
 
   started = step("pulumi up --refresh: converge back to the program");
-  const converged = await stack.up({ ...engine, refresh: true });
+  const converging = new ResourceTally(args.verbose);
+  const converged = await stack.up({ ...engine(converging), refresh: true });
   const restored = (await client.proxyUsers.get(user.id)).limits.monthly_gb;
   if (restored !== recordedMonthly)
     throw new DemoError(`expected the monthly limit back at ${recordedMonthly} GB, the API holds ${restored}`);
-  say(
-    `      ${converged.summary.resourceChanges?.update ?? 0} updated; the API holds ${restored} GB/month again (${seconds(started)})`,
-  );
+  say(`      ${converging.count("update")} updated; the API holds ${restored} GB/month again (${seconds(started)})`);
 
   step("summary of the objects (secrets masked)");
   const final = outputsOf(converged.outputs);
@@ -178,7 +176,8 @@ async function finish(local: LocalStack | undefined, target: Target, args: DemoA
   }
   const started = Date.now();
   say("\ncleaning up: pulumi destroy");
-  await stack.destroy({ color: "never", onEvent: resourceLines });
+  const verbose = args.verbose ? { onOutput: (out: string) => process.stdout.write(indent(out)) } : {};
+  await stack.destroy({ color: "never", onEvent: new ResourceTally(args.verbose).onEvent, ...verbose });
   await stack.workspace.removeStack(STACK);
   const left = target.server?.control.snapshot();
   const leftover = left ? left.proxyUsers.length + left.ips.length + left.keys.length - 1 : 0;

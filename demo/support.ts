@@ -98,12 +98,26 @@ const SYMBOLS: Record<string, string> = {
   refresh: "↻",
 };
 
-/** One line per resource the engine touched, instead of the full engine output. */
-export function resourceLines(event: EngineEvent): void {
-  const meta = event.resOutputsEvent?.metadata;
-  if (!meta || meta.type.startsWith("pulumi:") || !(meta.op in SYMBOLS) || meta.op === "refresh") return;
-  const name = meta.urn.split("::").pop() ?? meta.urn;
-  say(`      ${SYMBOLS[meta.op]} ${name} (${shortType(meta.type)}) ${PAST[meta.op] ?? meta.op}`);
+/**
+ * The resources one engine run touched, by operation, without the stack itself: the summary line
+ * counts exactly what is listed. Unless `quiet` (the engine's own output is shown instead), it prints
+ * one line per resource.
+ */
+export class ResourceTally {
+  readonly #counts = new Map<string, number>();
+  constructor(private readonly quiet = false) {}
+
+  readonly onEvent = (event: EngineEvent): void => {
+    const meta = event.resOutputsEvent?.metadata;
+    if (!meta || meta.type.startsWith("pulumi:") || !(meta.op in SYMBOLS) || meta.op === "refresh") return;
+    this.#counts.set(meta.op, (this.#counts.get(meta.op) ?? 0) + 1);
+    const name = meta.urn.split("::").pop() ?? meta.urn;
+    if (!this.quiet) say(`      ${SYMBOLS[meta.op]} ${name} (${shortType(meta.type)}) ${PAST[meta.op] ?? meta.op}`);
+  };
+
+  count(op: string): number {
+    return this.#counts.get(op) ?? 0;
+  }
 }
 
 const PAST: Record<string, string> = {
