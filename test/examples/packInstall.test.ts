@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReferenceServer, startReferenceServer } from "../../server";
-import { copyExample, npm, outsideFolder, packFromCleanCopy } from "../support/outside";
+import { copyExample, gitRepositoryOfWorkingTree, npm, outsideFolder, packFromCleanCopy } from "../support/outside";
 import { createTestStack, type TestStack } from "../support/pulumi";
 
 /**
@@ -52,5 +52,32 @@ describe("installed from a tarball, outside the repository", () => {
     expect(preview.changeSummary).toEqual({ same: 4 });
     await harness.stack.destroy();
     expect(server.control.snapshot()).toMatchObject({ proxyUsers: [], ips: [] });
+  });
+});
+
+describe("installed from a git URL, outside the repository", () => {
+  const outside = outsideFolder();
+  afterAll(() => outside.cleanup());
+
+  it("npm builds dist/ through prepare, with the TypeScript it installs for the package", async () => {
+    const repo = await gitRepositoryOfWorkingTree(outside.dir);
+    const app = path.join(outside.dir, "app");
+    fs.mkdirSync(app);
+    fs.writeFileSync(path.join(app, "package.json"), JSON.stringify({ name: "app", private: true }));
+    await npm(["install", `git+file://${repo}`], app);
+    const installed = path.join(app, "node_modules", "pulumi-proxy");
+    for (const file of [
+      "dist/provider/index.js",
+      "dist/provider/runtime.js",
+      "dist/sdk/index.js",
+      "dist/cli/main.js",
+    ]) {
+      expect(fs.existsSync(path.join(installed, file)), file).toBe(true);
+    }
+    // Only the package's runtime dependencies land in the program's node_modules.
+    for (const devOnly of ["@biomejs", "vitest", "autocannon"]) {
+      expect(fs.existsSync(path.join(app, "node_modules", devOnly)), devOnly).toBe(false);
+    }
+    expect(await npm(["exec", "--", "pulumi-proxy", "--version"], app)).toMatch(/^pulumi-proxy \d+\.\d+\.\d+\n$/);
   });
 });

@@ -18,27 +18,45 @@ export async function npm(args: string[], cwd: string): Promise<string> {
 }
 
 /**
- * `npm pack` as a fresh clone runs it: the working tree's files (tracked, or new and not ignored) copied
- * to a temporary folder without dist/, so the tarball holds only what prepack built. The repository's
- * node_modules stands in for `npm ci`; the repository's own dist/ is never touched, since other test
- * files run from it meanwhile.
+ * `npm pack` as a fresh clone runs it: the working tree copied to a temporary folder without dist/, so
+ * the tarball holds only what prepack built. The repository's node_modules stands in for `npm ci`; the
+ * repository's own dist/ is never touched, since other test files run from it meanwhile.
  */
 export async function packFromCleanCopy(into: string): Promise<string> {
-  const source = path.join(into, "source");
+  const source = await copyWorkingTree(path.join(into, "source"));
+  fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(source, "node_modules"), "dir");
+  const packed = JSON.parse(await npm(["pack", "--json", "--pack-destination", into], source)) as {
+    filename: string;
+  }[];
+  return path.join(into, packed[0]?.filename ?? "");
+}
+
+/** The working tree's files (tracked, or new and not ignored), as a fresh clone would hold them. */
+async function copyWorkingTree(target: string): Promise<string> {
   const { stdout } = await exec("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
     cwd: REPO_ROOT,
     maxBuffer: 16 * 1024 * 1024,
   });
   for (const file of stdout.split("\0").filter(Boolean)) {
     if (!fs.existsSync(path.join(REPO_ROOT, file))) continue; // deleted in the working tree
-    fs.mkdirSync(path.dirname(path.join(source, file)), { recursive: true });
-    fs.copyFileSync(path.join(REPO_ROOT, file), path.join(source, file));
+    fs.mkdirSync(path.dirname(path.join(target, file)), { recursive: true });
+    fs.copyFileSync(path.join(REPO_ROOT, file), path.join(target, file));
   }
-  fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(source, "node_modules"), "dir");
-  const packed = JSON.parse(await npm(["pack", "--json", "--pack-destination", into], source)) as {
-    filename: string;
-  }[];
-  return path.join(into, packed[0]?.filename ?? "");
+  return target;
+}
+
+/**
+ * A git repository holding the working tree in one commit, so `npm install git+file://…` installs
+ * exactly what a git URL of this commit would.
+ */
+export async function gitRepositoryOfWorkingTree(into: string): Promise<string> {
+  const repo = await copyWorkingTree(path.join(into, "git-source"));
+  const git = (...args: string[]) =>
+    exec("git", ["-c", "user.name=test", "-c", "user.email=test@example.invalid", ...args], { cwd: repo });
+  await git("init", "-q");
+  await git("add", "-A");
+  await git("commit", "-q", "-m", "working tree");
+  return repo;
 }
 
 /** A folder outside the repository, which `cleanup` removes. */
