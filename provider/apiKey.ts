@@ -21,7 +21,10 @@ export const apiKey = d.declareResource({
   inputs: {
     /** 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked). */
     name: CreateApiKeyBody.shape.name,
-    /** A non-empty set of the seven scopes. Changing it replaces the key. */
+    /**
+     * A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then
+     * the old one is revoked, and the old secret stops working at once (no grace period).
+     */
     scopes: Scopes.transform(canonicalScopes),
     /** ISO 8601 UTC expiry, in the future; changing it replaces the key. */
     expiresAt: Instant.optional(),
