@@ -19,8 +19,8 @@ function say(message) {
   process.stderr.write(`[pulumi-cli] ${message}\n`);
 }
 
-/** @param {string} command @param {string[]} args */
-function tryOutput(command, args) {
+/** A command's trimmed output, or undefined when it is missing or fails. @param {string} command @param {string[]} args */
+export function tryOutput(command, args) {
   try {
     return execFileSync(command, args, {
       encoding: "utf8",

@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { withLock } from "./cache-lock.mjs";
-import { fromGoBuild, goVersionProblem, languageHostBin, MIN_GO } from "./go-build.mjs";
+import { fromGoBuild, goVersionProblem, languageHostBin, MIN_GO, tryOutput } from "./go-build.mjs";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OFFICIAL_HOST = "https://get.pulumi.com";
@@ -38,19 +38,6 @@ export function cacheRoot() {
   if (process.env.PULUMI_PROXY_CACHE_DIR) return process.env.PULUMI_PROXY_CACHE_DIR;
   const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
   return path.join(base, "pulumi-proxy");
-}
-
-/** @param {string} command @param {string[]} args */
-function tryOutput(command, args) {
-  try {
-    return execFileSync(command, args, {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-      timeout: 30_000,
-    }).trim();
-  } catch {
-    return undefined;
-  }
 }
 
 /** @param {string} name */
