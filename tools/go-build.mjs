@@ -11,7 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const languageHostSource = path.join(repoRoot, "tools", "language-host", "main.go");
+const languageHostSource = path.join(repoRoot, "tools", "language-host");
 export const MIN_GO = [1, 24];
 
 /** @param {string} message */
@@ -32,16 +32,31 @@ export function tryOutput(command, args) {
   }
 }
 
+/** The language host's source files (main.go and the files it embeds), in a stable order. */
+function languageHostFiles() {
+  return fs
+    .readdirSync(languageHostSource, { withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => entry.name)
+    .sort();
+}
+
 /**
- * The language host built from this checkout's main.go lives in a folder named after that source's
- * hash, beside a hard link to the shared pulumi binary (pulumi looks for its language host next to
- * itself). Clones at different commits therefore never overwrite each other's host, and a changed
- * main.go is built on the next run.
+ * The language host built from this checkout's tools/language-host lives in a folder named after
+ * the hash of those files, beside a hard link to the shared pulumi binary (pulumi looks for its
+ * language host next to itself). Clones at different commits therefore never overwrite each other's
+ * host, and a changed source is built on the next run.
  * @param {string} versionDir
  */
 function languageHostRoot(versionDir) {
-  const hash = createHash("sha256").update(fs.readFileSync(languageHostSource)).digest("hex").slice(0, 16);
-  return path.join(versionDir, "hosts", hash);
+  const hash = createHash("sha256");
+  for (const name of languageHostFiles()) {
+    hash
+      .update(`${name}\0`)
+      .update(fs.readFileSync(path.join(languageHostSource, name)))
+      .update("\0");
+  }
+  return path.join(versionDir, "hosts", hash.digest("hex").slice(0, 16));
 }
 
 /** A go.mod that `go get` never finished has no requires; building on it fails with a puzzling error. @param {string} modFile */
@@ -155,7 +170,13 @@ export async function languageHostBin(version, coreBinDir) {
     fs.mkdirSync(hostBin, { recursive: true });
     const buildDir = path.join(versionDir, "build");
     const env = goEnv(versionDir);
-    fs.copyFileSync(languageHostSource, path.join(buildDir, "language-host", "main.go"));
+    // The folder is shared by every clone: another checkout's files must not be built into this host.
+    const hostBuildDir = path.join(buildDir, "language-host");
+    fs.rmSync(hostBuildDir, { recursive: true, force: true });
+    fs.mkdirSync(hostBuildDir);
+    for (const name of languageHostFiles()) {
+      fs.copyFileSync(path.join(languageHostSource, name), path.join(hostBuildDir, name));
+    }
     await run(
       [
         "build",

@@ -9,7 +9,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,6 +33,12 @@ var version = "0.0.0-dev"
 
 // The run harness exits with this code after it has already printed a user-facing error.
 const exitAfterReportedError = 32
+
+// Preloaded into every program: it keeps the harness's error report from looping forever in
+// Node's util.inspect on some Node releases (the file says why).
+//
+//go:embed inspect-guard.cjs
+var inspectGuard []byte
 
 type host struct {
 	pulumirpc.UnimplementedLanguageRuntimeServer
@@ -90,7 +99,13 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		return &pulumirpc.RunResponse{Error: err.Error()}, nil
 	}
 
-	argv := []string{runPath, "--monitor", req.GetMonitorAddress(), "--pwd", req.GetPwd()}
+	guardPath, removeGuard, err := inspectGuardFile()
+	if err != nil {
+		return &pulumirpc.RunResponse{Error: err.Error()}, nil
+	}
+	defer removeGuard()
+
+	argv := []string{"--require", guardPath, runPath, "--monitor", req.GetMonitorAddress(), "--pwd", req.GetPwd()}
 	for flag, value := range map[string]string{
 		"engine": h.engineAddress, "organization": req.GetOrganization(), "project": req.GetProject(),
 		"stack": req.GetStack(), "root-directory": rootDir,
@@ -143,6 +158,51 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		return &pulumirpc.RunResponse{Error: fmt.Sprintf("could not run node: %v", err)}, nil
 	}
 	return &pulumirpc.RunResponse{}, nil
+}
+
+// inspectGuardFile gives node a file holding the embedded guard, and what to do once the run ends.
+// It is written once into the user's cache, named after its content: a per-run temporary file would
+// be left behind whenever the engine stops this host before Run returns, as it does after a failed
+// resource. Without a usable cache folder (no HOME, say) the run gets its own temporary file.
+func inspectGuardFile() (string, func(), error) {
+	keep := func() {}
+	if cacheDir, err := os.UserCacheDir(); err == nil {
+		sum := sha256.Sum256(inspectGuard)
+		target := filepath.Join(cacheDir, "pulumi-language-nodejs", fmt.Sprintf("inspect-guard-%x.cjs", sum[:8]))
+		if existing, err := os.ReadFile(target); err == nil && bytes.Equal(existing, inspectGuard) {
+			return target, keep, nil
+		}
+		if os.MkdirAll(filepath.Dir(target), 0o700) == nil {
+			if written, err := writeTempGuard(filepath.Dir(target)); err == nil {
+				if os.Rename(written, target) == nil {
+					return target, keep, nil
+				}
+				os.Remove(written)
+			}
+		}
+	}
+	written, err := writeTempGuard("")
+	if err != nil {
+		return "", keep, fmt.Errorf("could not write the language host's inspect guard: %w", err)
+	}
+	return written, func() { os.Remove(written) }, nil
+}
+
+// writeTempGuard writes the guard under a fresh name in dir (the system's temporary folder if empty).
+func writeTempGuard(dir string) (string, error) {
+	file, err := os.CreateTemp(dir, "pulumi-language-nodejs-inspect-guard-*.cjs")
+	if err != nil {
+		return "", err
+	}
+	_, err = file.Write(inspectGuard)
+	if closeErr := file.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		os.Remove(file.Name())
+		return "", err
+	}
+	return file.Name(), nil
 }
 
 // findRunHarness resolves @pulumi/pulumi the way Node would from the program directory.
