@@ -1,5 +1,6 @@
-import { ConflictError } from "../sdk";
-import { MAX_GENERATIONS, type Operation, operationKey, successor } from "./idempotency";
+import { ConflictError, ErrorCode } from "../sdk";
+import { identityOf, MAX_GENERATIONS, type Operation, operationKey, successor } from "./idempotency";
+import { ExplainedError, explain, PartialFailure } from "./shared";
 
 /**
  * The writes that must happen once, each sent under a key the next run derives again (see
@@ -14,7 +15,14 @@ export interface Keyed {
   label: string;
 }
 
-const isKeyReused = (error: unknown) => error instanceof ConflictError && error.code === "idempotency_key_reused";
+/** The API refused a key used with another body or secret; the error may come explained, its cause the API's. */
+function isKeyReused(error: unknown): boolean {
+  const api = error instanceof ConflictError ? error : (error as { cause?: unknown } | undefined)?.cause;
+  return api instanceof ConflictError && api.code === ErrorCode.enum.idempotency_key_reused;
+}
+
+/** An interrupted run created the object with another body or secret: its answer cannot be replayed. */
+export class InterruptedRunDiffers extends ExplainedError {}
 
 /** The object was created (or replayed) but could not be read back: the caller records it as a partial failure. */
 export class CreatedButUnread<T> extends Error {
@@ -43,7 +51,7 @@ export async function createOnce<T extends { id: string }, R>(
       created = await create(operationKey(keyed.identity, "create", generation));
     } catch (error) {
       if (!isKeyReused(error)) throw error;
-      throw new Error(
+      throw new InterruptedRunDiffers(
         `${keyed.label}: a run that was interrupted in the last 24 hours already created this object, with other inputs ` +
           "or another proxy:apiKey secret, and the API replays its answer (and the secret or password in it) only to the same " +
           "request from the same secret. Set the inputs and proxy:apiKey back to what that run had and run `pulumi up` to " +
@@ -70,11 +78,11 @@ export async function createOnce<T extends { id: string }, R>(
  * secret has been replaced since (by a later rotation, in or out of Pulumi) is never kept: the next
  * generation rotates again, so the stack ends up holding the current secret.
  */
-export async function rotateOnce<T extends { secret: string }>(
+export async function rotateOnce<T extends { secret: string }, R extends { secret_hint: string }>(
   keyed: Keyed,
   rotate: (idempotencyKey: string | undefined) => Promise<T>,
-  currentHint: () => Promise<string>,
-): Promise<T> {
+  readCurrent: () => Promise<R>,
+): Promise<{ rotated: T; current: R }> {
   let generation = keyed.generation;
   for (let round = 0; round < MAX_GENERATIONS; round++) {
     let rotated: T;
@@ -86,9 +94,9 @@ export async function rotateOnce<T extends { secret: string }>(
       generation = successor(generation, "settings changed");
       continue;
     }
-    const hint = await currentHint();
-    if (hint === rotated.secret.slice(-4)) return rotated;
-    generation = successor(generation, hint);
+    const current = await readCurrent();
+    if (current.secret_hint === rotated.secret.slice(-4)) return { rotated, current };
+    generation = successor(generation, current.secret_hint);
   }
   throw new Error(`${keyed.label}: its secret kept changing while it was rotated; try again.`);
 }
@@ -108,5 +116,32 @@ export async function changeOnce<T>(
   } catch (error) {
     if (isKeyReused(error)) return undefined;
     throw error;
+  }
+}
+
+/** The keying of one resource's operation: its identity (the hidden input) and the operation's generation. */
+export function keyedFor(inputs: object, generation: readonly unknown[], label: string): Keyed {
+  return { identity: identityOf(inputs as Record<string, unknown>), generation, label };
+}
+
+/**
+ * `create` for a resource: created (or replayed) exactly once and read back; when the read-back
+ * fails, the object is still recorded, as a partial failure, so it is never orphaned.
+ */
+export async function createRecorded<R, C extends R & { id: string }, S extends object>(
+  keyed: Keyed,
+  create: (idempotencyKey: string | undefined) => Promise<C>,
+  readBack: (id: string) => Promise<R | undefined>,
+  toState: (current: R, created: C) => S,
+): Promise<{ id: string; outs: S }> {
+  try {
+    const { created, current } = await createOnce(keyed, create, readBack);
+    return { id: created.id, outs: toState(current, created) };
+  } catch (error) {
+    if (error instanceof InterruptedRunDiffers) throw error;
+    if (!(error instanceof CreatedButUnread)) throw explain(keyed.label, "create it", error);
+    const created = error.created as C;
+    const message = explain(keyed.label, "read it back after creating it", error.cause).message;
+    throw new PartialFailure(message, created.id, { ...toState(created, created) } as Record<string, unknown>);
   }
 }

@@ -92,8 +92,8 @@ describe("writes checked after a replay", () => {
         rotation,
         (idempotencyKey) =>
           client.keys.rotate(created.id, { grace_hours: 0 }, idempotencyKey ? { idempotencyKey } : {}),
-        async () => (await client.keys.get(created.id)).secret_hint,
-      );
+        () => client.keys.get(created.id),
+      ).then(({ rotated }) => rotated);
     const first = await rotate();
     expect((await rotate()).secret).toBe(first.secret);
     await client.keys.rotate(created.id, { grace_hours: 0 }); // out of band
