@@ -1,6 +1,6 @@
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { auditCrash, type CrashAudit, type Intent } from "./audit";
-import { type CliResult, CliStack, tail } from "./cliStack";
+import { type CliResult, CliStack, type Deployment, tail } from "./cliStack";
 import { type MixedShape, type Phase, phases } from "./scenario";
 
 /**
@@ -78,6 +78,18 @@ async function recover(stack: CliStack, phase: Phase): Promise<string> {
   return "ok";
 }
 
+/** The state right after a kill, restoring the backend's backup when the kill cut the checkpoint write. */
+async function readableState(stack: CliStack): Promise<{ state: Deployment; restored?: string }> {
+  try {
+    return { state: await stack.exportState() };
+  } catch (error) {
+    if (!String(error).includes("failed to load checkpoint")) throw error;
+    const sizes = stack.restoreCheckpointBackup();
+    log(`checkpoint unreadable after the kill (${sizes}); restored ${stack.stackName}.json.bak`);
+    return { state: await stack.exportState(), restored: "checkpoint cut by the kill, .bak restored" };
+  }
+}
+
 function advance(intent: Intent, phase: Phase, shape: MixedShape): void {
   if (phase.name === "create") intent.allocations += shape.ips;
   if (phase.name === "replace")
@@ -100,8 +112,9 @@ export async function benchCrash(
       for (const phase of phases(CRASH_SHAPE)) {
         const point = 1 + Math.floor(draw() * phase.writes);
         const killed = await killAt(server, stack, phase, point);
-        const atKill = await auditCrash(server, await stack.exportState(), intent);
-        const recovery = await recover(stack, phase);
+        const { state, restored } = await readableState(stack);
+        const atKill = await auditCrash(server, state, intent);
+        const recovery = (restored ? `${restored}; ` : "") + (await recover(stack, phase));
         advance(intent, phase, CRASH_SHAPE);
         const audit = await auditCrash(server, await stack.exportState(), intent);
         const row: KillRow = {
@@ -118,7 +131,7 @@ export async function benchCrash(
     }
     return rows;
   } finally {
-    stack.cleanup();
+    await stack.cleanup();
     await server.close();
   }
 }

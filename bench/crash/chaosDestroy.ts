@@ -76,7 +76,7 @@ export async function benchChaosDestroy(binDir: string, parentDir: string): Prom
       leftOver: left.proxyUsers.length + left.ips.length + left.keys.length - 1,
     };
   } finally {
-    stack.cleanup();
+    await stack.cleanup();
     await server.close();
   }
 }

@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { type LocalStack, openLocalStack } from "../../tools/localStack";
 import { killTree } from "./processTree";
 
 /**
- * A stack driven only through the `pulumi` command line, as a user or a CI job drives it: a program
- * folder (Pulumi.yaml, index.js, spec.json), a file backend, a passphrase. The program declares what
+ * A stack driven through the `pulumi` command line, as a user or a CI job drives it: a program folder
+ * (Pulumi.yaml, index.js, spec.json) in an isolated local stack (tools/localStack.ts). The program declares what
  * spec.json lists, so each run can change the stack without new code. Runs can be started in the
  * background and killed with their whole process tree.
  */
@@ -60,37 +60,38 @@ for (const resource of spec.resources) new proxy[resource.type](resource.name, r
 export class CliStack {
   private constructor(
     readonly dir: string,
-    readonly stackName: string,
-    readonly env: Record<string, string>,
-    private readonly tempDir: string,
+    private readonly local: LocalStack,
     private readonly binDir: string,
   ) {}
 
   static async create(options: CliStackOptions): Promise<CliStack> {
-    const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-crash-"));
-    const stackName = `c${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
-    const dir = path.join(options.parentDir, stackName);
+    const dir = path.join(options.parentDir, `c${Date.now().toString(36)}${randomBytes(3).toString("hex")}`);
     fs.mkdirSync(dir, { recursive: true });
-    fs.mkdirSync(path.join(tempDir, "backend"));
-    fs.mkdirSync(path.join(tempDir, "home"));
     fs.writeFileSync(
       path.join(dir, "Pulumi.yaml"),
       `name: ${options.project ?? "pulumi-proxy-crash"}\nruntime: nodejs\nmain: index.js\n`,
     );
     fs.writeFileSync(path.join(dir, "index.js"), PROGRAM);
-    const env = {
-      PULUMI_CONFIG_PASSPHRASE: "crash-passphrase",
-      PULUMI_SKIP_UPDATE_CHECK: "true",
-      PULUMI_BACKEND_URL: `file://${path.join(tempDir, "backend")}`,
-      PULUMI_HOME: path.join(tempDir, "home"),
-      PATH: `${options.binDir}${path.delimiter}${process.env.PATH ?? ""}`,
-    };
-    const stack = new CliStack(dir, stackName, env, tempDir, options.binDir);
-    stack.setSpec({ resources: [] });
-    await stack.must(["stack", "init", stackName]);
-    await stack.must(["config", "set", "proxy:apiUrl", options.apiUrl]);
-    await stack.must(["config", "set", "--secret", "proxy:apiKey", options.apiKey]);
-    return stack;
+    fs.writeFileSync(path.join(dir, "spec.json"), JSON.stringify({ resources: [] }));
+    const local = await openLocalStack({
+      binDir: options.binDir,
+      label: "crash",
+      workDir: dir,
+      config: {
+        "proxy:apiUrl": { value: options.apiUrl },
+        "proxy:apiKey": { value: options.apiKey, secret: true },
+      },
+    });
+    return new CliStack(dir, local, options.binDir);
+  }
+
+  get stackName(): string {
+    return this.local.stackName;
+  }
+
+  /** PULUMI_HOME, the file backend, the passphrase and PATH of this stack. */
+  get env(): Record<string, string> {
+    return this.local.envVars;
   }
 
   setSpec(spec: StackSpec): void {
@@ -138,8 +139,26 @@ export class CliStack {
     return (JSON.parse(result.stdout) as { deployment: Deployment }).deployment;
   }
 
-  cleanup(): void {
-    fs.rmSync(this.tempDir, { recursive: true, force: true });
+  /**
+   * A kill can land while the CLI writes the checkpoint of a file backend; the next command then
+   * fails with "failed to load checkpoint". The backend keeps the previous checkpoint beside it as
+   * `<stack>.json.bak`; this puts it back, as a user would. Returns the sizes seen, for the report.
+   */
+  restoreCheckpointBackup(): string {
+    const backend = (this.env.PULUMI_BACKEND_URL ?? "").replace(/^file:\/\//, "");
+    const stacksDir = path.join(backend, ".pulumi", "stacks");
+    const files = fs.readdirSync(stacksDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    const sizes = files.map((entry) => `${entry.name} ${fs.statSync(path.join(entry.parentPath, entry.name)).size} B`);
+    const current = files.find((entry) => entry.name === `${this.stackName}.json`);
+    if (current) {
+      const file = path.join(current.parentPath, current.name);
+      fs.copyFileSync(`${file}.bak`, file);
+    }
+    return sizes.join(", ");
+  }
+
+  async cleanup(): Promise<void> {
+    await this.local.cleanup();
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -63,7 +63,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  stack?.cleanup();
+  await stack?.cleanup();
   await server?.close();
 });
 
