@@ -78,15 +78,15 @@ async function recover(stack: CliStack, phase: Phase): Promise<string> {
   return "ok";
 }
 
-/** The state right after a kill, restoring the backend's backup when the kill cut the checkpoint write. */
-async function readableState(stack: CliStack): Promise<{ state: Deployment; restored?: string }> {
+/** The state right after a kill, after removing an empty sidecar the kill may have left (see cliStack.ts). */
+async function readableState(stack: CliStack): Promise<{ state: Deployment; repaired?: string }> {
   try {
     return { state: await stack.exportState() };
   } catch (error) {
     if (!String(error).includes("failed to load checkpoint")) throw error;
-    const sizes = stack.restoreCheckpointBackup();
-    log(`checkpoint unreadable after the kill (${sizes}); restored ${stack.stackName}.json.bak`);
-    return { state: await stack.exportState(), restored: "checkpoint cut by the kill, .bak restored" };
+    const removed = stack.removeEmptySidecars();
+    log(`checkpoint unreadable after the kill; removed the empty ${removed.join(", ")}`);
+    return { state: await stack.exportState(), repaired: `empty ${removed.join(", ")} removed` };
   }
 }
 
@@ -112,9 +112,9 @@ export async function benchCrash(
       for (const phase of phases(CRASH_SHAPE)) {
         const point = 1 + Math.floor(draw() * phase.writes);
         const killed = await killAt(server, stack, phase, point);
-        const { state, restored } = await readableState(stack);
+        const { state, repaired } = await readableState(stack);
         const atKill = await auditCrash(server, state, intent);
-        const recovery = (restored ? `${restored}; ` : "") + (await recover(stack, phase));
+        const recovery = (repaired ? `${repaired}; ` : "") + (await recover(stack, phase));
         advance(intent, phase, CRASH_SHAPE);
         const audit = await auditCrash(server, await stack.exportState(), intent);
         const row: KillRow = {

@@ -140,21 +140,24 @@ export class CliStack {
   }
 
   /**
-   * A kill can land while the CLI writes the checkpoint of a file backend; the next command then
-   * fails with "failed to load checkpoint". The backend keeps the previous checkpoint beside it as
-   * `<stack>.json.bak`; this puts it back, as a user would. Returns the sizes seen, for the report.
+   * A kill can land while the file backend writes a checkpoint's metadata sidecar
+   * (`<stack>.json.attrs`), which gocloud's fileblob creates and then fills, not atomically. An empty
+   * sidecar makes every later command fail with "failed to load checkpoint: EOF", although the
+   * checkpoint itself is whole (it is renamed into place). Removing the empty sidecar is the fix, as
+   * a user would do it; a missing sidecar is read as no metadata. Returns what it removed.
    */
-  restoreCheckpointBackup(): string {
+  removeEmptySidecars(): string[] {
     const backend = (this.env.PULUMI_BACKEND_URL ?? "").replace(/^file:\/\//, "");
     const stacksDir = path.join(backend, ".pulumi", "stacks");
-    const files = fs.readdirSync(stacksDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
-    const sizes = files.map((entry) => `${entry.name} ${fs.statSync(path.join(entry.parentPath, entry.name)).size} B`);
-    const current = files.find((entry) => entry.name === `${this.stackName}.json`);
-    if (current) {
-      const file = path.join(current.parentPath, current.name);
-      fs.copyFileSync(`${file}.bak`, file);
+    const removed: string[] = [];
+    for (const entry of fs.readdirSync(stacksDir, { recursive: true, withFileTypes: true })) {
+      const file = path.join(entry.parentPath, entry.name);
+      if (entry.isFile() && entry.name.endsWith(".attrs") && fs.statSync(file).size === 0) {
+        fs.rmSync(file);
+        removed.push(entry.name);
+      }
     }
-    return sizes.join(", ");
+    return removed;
   }
 
   async cleanup(): Promise<void> {
