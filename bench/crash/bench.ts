@@ -155,7 +155,7 @@ export function killTable(rows: KillRow[]): string {
     );
   }
   lines.push(
-    `| total | | | ${rows.reduce((sum, r) => sum + r.unheardAtKill, 0)} | ${rows.filter((r) => r.recovery === "ok").length}/${rows.length} ok | ${total.orphans} | ${total.duplicates} | ${total.deadIds} | ${total.extraCharges} | ${total.deadSecrets} | ${total.pending} |`,
+    `| total | | | ${rows.reduce((sum, r) => sum + r.unheardAtKill, 0)} | ${rows.filter((r) => r.recovery.endsWith("ok")).length}/${rows.length} ok | ${total.orphans} | ${total.duplicates} | ${total.deadIds} | ${total.extraCharges} | ${total.deadSecrets} | ${total.pending} |`,
   );
   return lines.join("\n");
 }
