@@ -3,6 +3,7 @@ import path from "node:path";
 import type { PulumiFn } from "@pulumi/pulumi/automation";
 import type { Clock } from "../server";
 import { type LocalStack, loadRepositoryTools, openLocalStack } from "../tools/localStack";
+import { descendantsOf } from "./crash/processTree";
 
 /**
  * What the stack benchmarks need around the Automation API: the pinned CLI, isolated stacks, a
@@ -91,28 +92,6 @@ function readProc(pid: number, file: string): string {
   } catch {
     return "";
   }
-}
-
-/** Other work may run on the machine; only processes descending from the benchmark count. */
-function descendantsOf(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    // The command name may hold spaces and parentheses; the fields after the last ")" do not.
-    const stat = readProc(Number(entry), "stat");
-    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    if (!Number.isFinite(ppid)) continue;
-    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-  }
-  const found: number[] = [];
-  const stack = [root];
-  while (stack.length > 0) {
-    for (const child of children.get(stack.pop()!) ?? []) {
-      found.push(child);
-      stack.push(child);
-    }
-  }
-  return found;
 }
 
 /** Seconds of wall time of `work`, with its result. */

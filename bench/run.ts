@@ -1,6 +1,8 @@
 import os from "node:os";
+import { benchCrash, killTable } from "./crash/bench";
+import { benchChaosDestroy, chaosTable } from "./crash/chaosDestroy";
 import { benchGateway } from "./gateway";
-import { pulumiBinDir } from "./harness";
+import { pulumiBinDir, STACKS_DIR } from "./harness";
 import { type Installed, installForBench } from "./install";
 import type { StackShape } from "./programs";
 import { footprintTable, loadAverage, machine, stackTable } from "./report";
@@ -85,6 +87,22 @@ const CASES: BenchCase[] = [
   ...SHAPES.map(({ id, options, ...shape }) => stackCase(`stack:${id}:tuned`, shape, TUNED, options)),
   stackCase("stack:crowded:n200", { label: "N=200", users: 200, keys: 0, ips: 0 }, {}, { crowd: 0.8 }),
   stackCase("stack:crowded:n500", { label: "N=500", users: 500, keys: 0, ips: 0 }, {}, { crowd: 0.8 }),
+  // `--only crash`: a mixed stack SIGKILLed at 20 random points and recovered as the README says, then
+  // a destroy under 20 % faults that must converge in one run.
+  {
+    id: "crash:kills",
+    async run() {
+      const { binDir } = await stackEnvironment();
+      console.log(`\n${killTable(await benchCrash(binDir, STACKS_DIR))}`);
+    },
+  },
+  {
+    id: "crash:chaos-destroy",
+    async run() {
+      const { binDir } = await stackEnvironment();
+      console.log(`\n${chaosTable(await benchChaosDestroy(binDir, STACKS_DIR))}`);
+    },
+  },
 ];
 
 function selected(args: string[]): BenchCase[] {

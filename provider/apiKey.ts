@@ -1,10 +1,12 @@
+import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { ApiKey as WireApiKey } from "../sdk";
 import type { Scope } from "../sdk/schemas";
 import { ApiKeyId, CreateApiKeyBody, GRACE_HOURS_DEFAULT, GraceHours, SCOPES, Scopes, Timestamp } from "../sdk/schemas";
 import { providerContext } from "./context";
 import * as d from "./declaration";
-import { changed, explained, readBackCreated, same, unlessGone } from "./shared";
+import { createRecorded, keyedFor, rotateOnce } from "./exactlyOnce";
+import { changed, explained, same, unlessGone } from "./shared";
 import stubs from "./stubs/apiKey";
 
 /** Scopes are a set: one canonical order means no false diffs when the user reorders them. */
@@ -47,6 +49,11 @@ export const apiKey = d.declareResource({
     lastRotatedAt: Timestamp.nullable(),
     /** When the secret replaced by the last rotation stops working. */
     previousSecretExpiresAt: Timestamp.nullable(),
+    /**
+     * Whether `secret` is the key's current secret, as of the last create, rotation or refresh: false
+     * once it was rotated outside Pulumi (or a rotation's answer was lost); null without a secret.
+     */
+    secretIsCurrent: z.boolean().nullable(),
   },
   secretOutputs: ["secret"],
 });
@@ -54,6 +61,10 @@ type Inputs = d.InputsOf<typeof apiKey>;
 type Stored = d.StoredOf<typeof apiKey>;
 
 const label = (name: unknown) => `ApiKey "${typeof name === "string" ? name : "?"}"`;
+
+/** A secret is current when the API's hint (its last four characters) is that secret's. */
+const isCurrent = (key: WireApiKey, secret: string | null) =>
+  secret === null ? null : key.secret_hint === secret.slice(-4);
 
 function toState(key: WireApiKey, inputs: Inputs, secret: string | null): Stored {
   return d.stateOf(apiKey, inputs, {
@@ -66,8 +77,15 @@ function toState(key: WireApiKey, inputs: Inputs, secret: string | null): Stored
     expiresAt: key.expires_at,
     lastRotatedAt: key.last_rotated_at,
     previousSecretExpiresAt: key.previous_secret_expires_at,
+    secretIsCurrent: isCurrent(key, secret),
   });
 }
+
+/** The stack holds a secret that is no longer the key's current one: the next update rotates. */
+const holdsDeadSecret = (olds: d.StateOf<typeof apiKey>) =>
+  olds.secret !== null &&
+  olds.secret !== undefined &&
+  (olds.secretIsCurrent === false || olds.secretHint !== olds.secret.slice(-4));
 
 export const apiKeyHandler = d.handlerFor(apiKey, {
   // The API refuses to create an expired key; say so at preview. A key whose expiry has since
@@ -78,7 +96,7 @@ export const apiKeyHandler = d.handlerFor(apiKey, {
       : [],
 
   diff: (olds, news) => ({
-    updates: changed(olds, news, ["rotationTrigger", "graceHours"]),
+    updates: [...changed(olds, news, ["rotationTrigger", "graceHours"]), ...(holdsDeadSecret(olds) ? ["secret"] : [])],
     replaces: changed(olds, news, ["name", "scopes", "expiresAt"]),
   }),
 
@@ -94,10 +112,17 @@ export const apiKeyHandler = d.handlerFor(apiKey, {
       return { id: existing.id, outs: toState(existing, inputs, null) };
     }
     const body = { name: inputs.name, scopes: inputs.scopes, expires_at: inputs.expiresAt };
-    const created = await explained(label(inputs.name), "create it", client.keys.create(body));
-    return readBackCreated(label(inputs.name), "creating it", reads.apiKey, created, (key) =>
-      toState(key, inputs, created.secret),
+    // Everything that forces a replacement is in the body, so the body never differs for one key.
+    const keyed = keyedFor(inputs, [inputs.name, inputs.scopes, inputs.expiresAt], label(inputs.name));
+    const result = await createRecorded(
+      keyed,
+      (idempotencyKey) => client.keys.create(body, { idempotencyKey }),
+      (id) => reads.apiKey.read(id),
+      (key, created) => toState(key, inputs, created.secret),
     );
+    // A replayed create whose key was rotated since holds a secret that no longer works.
+    if (result.outs.secretIsCurrent !== false) return result;
+    return { id: result.id, outs: await repairSecret(result.id, result.outs, inputs) };
   },
 
   async read(id, olds) {
@@ -107,12 +132,11 @@ export const apiKeyHandler = d.handlerFor(apiKey, {
 
   async update(id, olds, news) {
     const { client } = providerContext();
-    if (olds.rotationTrigger === news.rotationTrigger) {
-      return { outs: toState(await explained(label(news.name), "read it", client.keys.get(id)), news, olds.secret) };
+    if (olds.rotationTrigger !== news.rotationTrigger) {
+      return { outs: await rotate(id, news, [id, "trigger", news.rotationTrigger ?? null]) };
     }
-    const rotation = client.keys.rotate(id, { grace_hours: news.graceHours });
-    const rotated = await explained(label(news.name), "rotate it", rotation);
-    return { outs: toState(rotated, news, rotated.secret) };
+    if (holdsDeadSecret(olds)) return { outs: await repairSecret(id, olds as Stored, news) };
+    return { outs: toState(await explained(label(news.name), "read it", client.keys.get(id)), news, olds.secret) };
   },
 
   async delete(id, olds) {
@@ -124,6 +148,35 @@ export const apiKeyHandler = d.handlerFor(apiKey, {
     );
   },
 });
+
+/** Rotates exactly once per generation and reads the key after, so the stack holds its current secret. */
+async function rotate(id: string, inputs: Inputs, generation: unknown[]): Promise<Stored> {
+  const { client } = providerContext();
+  const { rotated, current } = await explained(
+    label(inputs.name),
+    "rotate it",
+    rotateOnce(
+      keyedFor(inputs, generation, label(inputs.name)),
+      (idempotencyKey) => client.keys.rotate(id, { grace_hours: inputs.graceHours }, { idempotencyKey }),
+      () => client.keys.get(id),
+    ),
+  );
+  return toState(current, inputs, rotated.secret);
+}
+
+/**
+ * The stored secret is no longer the key's current one (rotated outside Pulumi, or a rotation whose
+ * answer was lost). The generation is the dead secret's hint, so a crash during the repair replays it.
+ */
+async function repairSecret(id: string, stored: Stored, inputs: Inputs): Promise<Stored> {
+  const deadHint = stored.secret?.slice(-4) ?? "none";
+  await pulumi.log.warn(
+    `${label(inputs.name)}: the secret in the state (ending ${deadHint}) is no longer the key's current secret ` +
+      `(the API's ends ${stored.secretHint}): it was rotated outside this stack, or a rotation's answer was lost. ` +
+      "Rotating the key now, so the stack holds a secret that works.",
+  );
+  return rotate(id, inputs, [id, "repair", deadHint]);
+}
 
 export type ApiKeyArgs = d.ArgsOf<typeof apiKey>;
 /** A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state. */

@@ -1,6 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { type CheckFailure, checkInputs } from "./check";
+import { refusePlaintextApiKey } from "./credentials";
+import { IDENTITY_INPUT, identityOf, resourceIdentity } from "./idempotency";
 
 /**
  * One declaration per resource: a zod field per input (bounds, messages, defaults, normalization,
@@ -66,8 +68,11 @@ export function resourceClass<D extends Declaration>(
   const secrets = declaration.secretOutputs;
   return class extends pulumi.dynamic.Resource {
     constructor(name: string, args: ArgsOf<D>, opts?: pulumi.CustomResourceOptions) {
+      refusePlaintextApiKey();
       const additionalSecretOutputs = [...secrets, ...(opts?.additionalSecretOutputs ?? [])];
-      super(provider, name, { ...outputs, ...args }, { ...opts, additionalSecretOutputs }, "proxy", type);
+      // Hidden input: who this resource is, for idempotency keys that survive a crash (idempotency.ts).
+      const identity = { [IDENTITY_INPUT]: resourceIdentity(`proxy:${type}`, name, opts?.parent) };
+      super(provider, name, { ...outputs, ...args, ...identity }, { ...opts, additionalSecretOutputs }, "proxy", type);
     }
   } as never;
 }
@@ -125,11 +130,13 @@ export function handlerFor<D extends Declaration>(declaration: D, rules: Resourc
   const upgrade = (props: Upgraded<D> | undefined) => upgradeState(declaration, props ?? {});
   return {
     async check(olds: Upgraded<D>, news: Record<string, unknown>) {
-      return checkInputs(
+      const checked = checkInputs(
         declaration.inputs,
         news,
         (inputs) => rules.refine?.(inputs as InputsOf<D>, upgrade(olds)) ?? [],
       );
+      const identity = identityOf(news);
+      return checked.inputs && identity ? { inputs: { ...checked.inputs, [IDENTITY_INPUT]: identity } } : checked;
     },
     async diff(_id: string, olds: Upgraded<D>, news: InputsOf<D>) {
       const { updates, replaces } = rules.diff(upgrade(olds), news);

@@ -3,8 +3,9 @@ import { ConflictError, ErrorCode, type IpAllocation as WireAllocation } from ".
 import { CityName, CountryCode, IpHealth, IpPathSegment, IpProduct, ReplaceIpBody, Timestamp } from "../sdk/schemas";
 import { providerContext } from "./context";
 import * as d from "./declaration";
+import { changeOnce, createRecorded, keyedFor } from "./exactlyOnce";
 import { swapRequested, warnIfElsewhere } from "./retire";
-import { changed, explain, explained, readBackCreated, unlessGone } from "./shared";
+import { changed, explain, explained, unlessGone } from "./shared";
 import stubs from "./stubs/ipAllocation";
 
 const lowercase = (text: string) => text.trim().toLowerCase();
@@ -113,9 +114,12 @@ export const ipAllocationHandler = d.handlerFor(ipAllocation, {
       return { id: existing.id, outs: toState(existing, inputs, NEVER_REPLACED) };
     }
     const body = { product: inputs.product, country: inputs.country, city: inputs.city };
-    const allocated = await explained(label(inputs), "allocate it", client.ips.allocate(body));
-    return readBackCreated(label(allocated), "allocating it", reads.ipAllocation, allocated, (allocation) =>
-      toState(allocation, inputs, NEVER_REPLACED),
+    // Allocation is charged: the key makes a repeat after a crash a replay, not a second term.
+    return createRecorded(
+      keyedFor(inputs, [inputs.product, inputs.country, inputs.city], label(inputs)),
+      (idempotencyKey) => client.ips.allocate(body, { idempotencyKey }),
+      (id) => reads.ipAllocation.read(id),
+      (allocation) => toState(allocation, inputs, NEVER_REPLACED),
     );
   },
 
@@ -133,9 +137,18 @@ export const ipAllocationHandler = d.handlerFor(ipAllocation, {
     const ceiling = news.maxReplacementChargeCents ?? 0;
     try {
       const body = { reason: news.replaceReason, keep_city: news.keepCity, max_charge_cents: ceiling };
-      const result = await client.ips.replace(id, body);
-      const last = { lastReplacedIp: result.replaced_ip, lastReplacementChargeCents: result.charge?.amount_cents ?? 0 };
-      return { outs: toState(result.allocation, news, last) };
+      // Once per replaceTrigger: a repeat after a crash replays the swap (and its charge) instead of
+      // swapping and charging again. Undefined: a killed run already swapped it with other settings.
+      const keyed = keyedFor(news, [id, news.replaceTrigger ?? null], label(olds));
+      const result = await changeOnce(keyed, "replace", (idempotencyKey) =>
+        client.ips.replace(id, body, { idempotencyKey }),
+      );
+      // A replayed answer describes the address as it was then; the allocation as it is now is read.
+      const current = await client.ips.get(id);
+      const last = result
+        ? { lastReplacedIp: result.replaced_ip, lastReplacementChargeCents: result.charge?.amount_cents ?? 0 }
+        : olds;
+      return { outs: toState(current, news, last) };
     } catch (error) {
       if (error instanceof ConflictError && error.code === ErrorCode.enum.charge_exceeds_limit) {
         const cost = error.details?.charge_cents;

@@ -5,7 +5,8 @@ import { dailyWithinMonthly, Gigabytes, ProxyUserId, ProxyUserName, Timestamp } 
 import { providerContext } from "./context";
 import * as d from "./declaration";
 import { wantsEnabledWrite } from "./enabledHold";
-import { changed, explained, readBackCreated, same, unlessGone } from "./shared";
+import { createRecorded, keyedFor } from "./exactlyOnce";
+import { changed, explained, same, unlessGone } from "./shared";
 import stubs from "./stubs/proxyUser";
 
 const Limits = z
@@ -101,12 +102,15 @@ export const proxyUserHandler = d.handlerFor(proxyUser, {
     const { client, reads } = providerContext();
     if (inputs.adoptId) return adopt(inputs, inputs.adoptId);
     const body = { name: inputs.name, limits: toWireLimits(inputs.limits), enabled: inputs.enabled };
-    const created = await explained(label(inputs.name), "create it", client.proxyUsers.create(body), {
-      name: inputs.name,
-      list: () => client.proxyUsers.list(),
-    });
-    return readBackCreated(label(inputs.name), "creating it", reads.proxyUser, created, (user) =>
-      toState(user, inputs, created.password, false),
+    const existing = { name: inputs.name, list: () => client.proxyUsers.list() };
+    // The name is what forces a replacement; limits and enabled are in the body but not the key, so a
+    // retry after a crash with other limits is refused by the API and explained, never duplicated.
+    return createRecorded(
+      keyedFor(inputs, [inputs.name], label(inputs.name)),
+      (idempotencyKey) =>
+        explained(label(inputs.name), "create it", client.proxyUsers.create(body, { idempotencyKey }), existing),
+      (id) => reads.proxyUser.read(id),
+      (user, created) => toState(user, inputs, created.password, false),
     );
   },
 

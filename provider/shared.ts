@@ -1,4 +1,3 @@
-import type * as pulumi from "@pulumi/pulumi";
 import {
   ApiError,
   ConflictError,
@@ -8,7 +7,6 @@ import {
   PermissionDeniedError,
   TimeoutError,
 } from "../sdk";
-import type { ReadCoalescer } from "./coalescer";
 
 /** Equality for JSON-like property values; null and undefined both mean "not set". */
 export function same(a: unknown, b: unknown): boolean {
@@ -41,28 +39,6 @@ export class PartialFailure extends Error {
   ) {
     super(message);
     this.name = "PartialFailure";
-  }
-}
-
-/**
- * The end of every create: the object is read again (through the coalescer, so a burst of creates
- * shares list pages), and when that read fails the error keeps the id, so the engine records the
- * object instead of orphaning it.
- */
-export async function readBackCreated<T extends { id: string }, S extends object>(
-  resource: string,
-  action: string,
-  reads: ReadCoalescer<T>,
-  created: T,
-  toState: (object: T) => S,
-): Promise<pulumi.dynamic.CreateResult<S>> {
-  try {
-    const found = await reads.read(created.id);
-    if (!found) throw new Error(`${created.id} was not found right after it was written`);
-    return { id: created.id, outs: toState(found) };
-  } catch (error) {
-    const message = explain(resource, `read it back after ${action}`, error).message;
-    throw new PartialFailure(message, created.id, { ...toState(created) } as Record<string, unknown>);
   }
 }
 

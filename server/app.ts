@@ -5,6 +5,7 @@ import { authenticate, requireScopes, SecretHasher } from "./auth";
 import type { Clock } from "./clock";
 import { ApiError, errorBody, invalidRequest } from "./errors";
 import type { FailureKind, FaultInjector } from "./faults";
+import type { HeldReplies } from "./holds";
 import { BODY_LIMIT_BYTES, delay, isJsonContentType, type Reply, readBody, sendReply } from "./http";
 import { IdempotencyLedger, idempotencyKeyIssue, requestFingerprint } from "./idempotency";
 import { RateLimiter } from "./rateLimit";
@@ -27,6 +28,7 @@ export interface AppOptions {
   clock: Clock;
   rateLimitPerMinute: number;
   faults: FaultInjector;
+  holds: HeldReplies;
   log: ((line: string) => void) | undefined;
   /** A state change committed; the owner persists it. */
   onCommit: () => void;
@@ -42,7 +44,7 @@ interface Exchange {
 
 /**
  * The request pipeline: fault plan → authentication → rate limit → route → scopes → body → idempotency
- * → validation → handler → (lost reply?) → send. Everything after the body is read runs synchronously.
+ * → validation → handler → (lost or held reply?) → send. Everything after the body is read runs synchronously.
  */
 export class ReferenceApp {
   readonly limiter: RateLimiter;
@@ -91,7 +93,11 @@ export class ReferenceApp {
         reply = this.errorReply(exchange, error);
       }
       if (plan.delayAfterMs > 0) await delay(plan.delayAfterMs);
-      if (plan.failure?.phase === "after") {
+      if (plan.hold) await this.options.holds.park(`${method} ${exchange.path}`);
+      if (res.destroyed || res.socket?.destroyed !== false) {
+        // A held reply whose client died meanwhile: the change stands, and nobody hears of it.
+        outcome = "abandoned";
+      } else if (plan.failure?.phase === "after") {
         outcome = this.loseReply(res, exchange, plan.failure.kind);
       } else {
         sendReply(res, exchange.requestId, reply);

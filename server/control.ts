@@ -6,6 +6,7 @@ import { utcDay } from "./clock";
 import { createKey } from "./handlers/keys";
 import { renderAllocation, renderCharge, renderKey, renderProxyUser } from "./render";
 import type { Store } from "./store";
+import { sha256Hex } from "./tokens";
 
 /** Out-of-band levers for tests and the demo: what the dashboard and the gateways do in the real service. */
 export interface ServerControl {
@@ -15,6 +16,8 @@ export interface ServerControl {
   /** Like the dashboard: no scope checks, the secret is returned once. */
   createKey(opts: { name: string; scopes: string[]; expiresAt?: string | null }): { id: string; secret: string };
   setBalance(cents: number): void;
+  /** What the gateway checks at login: whether this is the proxy user's password. */
+  passwordMatches(proxyUserId: string, password: string): boolean;
   /** Everything the account holds, as the API would render it. */
   snapshot(): { proxyUsers: unknown[]; ips: unknown[]; keys: unknown[]; charges: unknown[] };
 }
@@ -75,6 +78,11 @@ export function createControl(store: Store, clock: Clock, onCommit: () => void):
         throw new RangeError(`balance must be an integer number of cents, got ${cents}`);
       store.balanceCents = cents;
       onCommit();
+    },
+
+    passwordMatches(proxyUserId, password) {
+      const user = store.proxyUsers.get(proxyUserId);
+      return user !== undefined && user.passwordHash === sha256Hex(password);
     },
 
     snapshot() {

@@ -27,7 +27,12 @@ export interface InjectedFault {
   method?: string;
   /** The concrete path (`/v1/proxy-users/pu_x`), the route template (`/v1/proxy-users/{id}`), or a RegExp on the path. */
   path?: string | RegExp;
-  kind: "500" | "503" | "reset" | "latency";
+  /**
+   * "hold": the request is processed (its state change commits) and its reply is parked until the
+   * test releases it (`releaseHeldReplies`). A test then knows exactly which writes are in flight when
+   * it kills a client. `phase` does not apply.
+   */
+  kind: "500" | "503" | "reset" | "latency" | "hold";
   phase?: "before" | "after";
   count?: number;
   latencyMs?: number;
@@ -39,6 +44,8 @@ export interface FaultPlan {
   delayBeforeMs: number;
   delayAfterMs: number;
   failure: { kind: FailureKind; phase: "before" | "after" } | null;
+  /** Park the reply after the state change until released. */
+  hold?: boolean;
 }
 
 const STATE_CHANGING = new Set(["POST", "PATCH", "DELETE"]);
@@ -104,6 +111,7 @@ export class FaultInjector {
     const fault = this.injected[index];
     if (fault === undefined) return undefined;
     if (--fault.remaining === 0) this.injected.splice(index, 1);
+    if (fault.kind === "hold") return { delayBeforeMs: 0, delayAfterMs: 0, failure: null, hold: true };
     const phase = fault.phase ?? "before";
     if (fault.kind === "latency") {
       const delay = fault.latencyMs ?? 0;

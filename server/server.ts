@@ -8,6 +8,7 @@ import { createControl, type ServerControl } from "./control";
 import { FaultInjector, type FaultOptions, type InjectedFault } from "./faults";
 import { type Gateway, type GatewayOptions, startGateway } from "./gateway/gateway";
 import { createKey } from "./handlers/keys";
+import { HeldReplies } from "./holds";
 import { loadStore, type Store, saveStore } from "./store";
 import { newSecret, secretHint, sha256Hex } from "./tokens";
 
@@ -40,8 +41,17 @@ export interface ReferenceServer {
   readonly gatewayUrl: string;
   readonly rootKey: string;
   readonly clock: Clock;
-  /** The next `count` (default 1) matching requests fail. Phase "after": the state changes, then the reply is lost. */
+  /**
+   * The next `count` (default 1) matching requests fail. Phase "after": the state changes, then the
+   * reply is lost. Kind "hold": the state changes, then the reply waits for `releaseHeldReplies`.
+   */
   injectFault(fault: InjectedFault): void;
+  /** Resolves with the held requests ("POST /v1/keys", …) once at least `count` replies are held. */
+  waitForHeldReplies(count: number, timeoutMs?: number): Promise<string[]>;
+  /** The requests whose replies are held now. */
+  heldReplies(): string[];
+  /** Sends every held reply (a killed client never reads it); returns how many. */
+  releaseHeldReplies(): number;
   setFaults(faults: FaultOptions): void;
   setRateLimit(perMinute: number): void;
   /** The gateway's knobs, changeable while it runs. */
@@ -100,7 +110,9 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   saveNow();
 
   const faults = new FaultInjector(options.faults);
+  const holds = new HeldReplies();
   const app = new ReferenceApp({
+    holds,
     store,
     clock,
     rateLimitPerMinute: options.rateLimitPerMinute ?? 600,
@@ -147,6 +159,9 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     rootKey,
     clock,
     injectFault: (fault) => faults.inject(fault),
+    waitForHeldReplies: (count, timeoutMs = 60_000) => holds.waitFor(count, timeoutMs),
+    heldReplies: () => holds.labels,
+    releaseHeldReplies: () => holds.releaseAll(),
     setFaults: (next) => faults.setOptions(next),
     setRateLimit: (perMinute) => app.limiter.setLimit(perMinute),
     gateway: { setPropagationDelay: gateway.setPropagationDelay, setRateLimit: gateway.setRateLimit },
@@ -159,6 +174,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       (closing ??= Promise.all([
         gateway.close(),
         new Promise<void>((resolve) => {
+          holds.releaseAll();
           server.close(() => resolve());
           server.closeAllConnections();
         }),

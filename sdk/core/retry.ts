@@ -12,12 +12,40 @@
  *   it twice gives the state of applying it once. The client also sends an idempotency key on PATCH,
  *   which a server may use for replay; the contract only promises that for POST.
  * A 429 is retried for every method: the server refused it before doing anything.
+ *
+ * How long: by time, not by count. A call keeps retrying for `retryWindowMs` after it began (and
+ * within its deadline), so a write that is safe to repeat gets there under a fault rate that would
+ * use up any small count: at 20 % faults, five failures in a row happen once in ~3 000 requests,
+ * which a destroy of a few hundred resources meets. `maxRetries`, when set, caps the count as well.
  */
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
 
 export function retriableAfterAmbiguousFailure(method: HttpMethod, hasIdempotencyKey: boolean): boolean {
   return method !== "POST" || hasIdempotencyKey;
+}
+
+export const RETRY_WINDOW_MS_DEFAULT = 120_000;
+
+export interface RetryBudget {
+  /** Retries made so far. */
+  retries: number;
+  /** When the call began (epoch ms). */
+  startedAt: number;
+  /** The wait before the next attempt. */
+  delayMs: number;
+  windowMs: number;
+  maxRetries: number | undefined;
+  deadline: number | undefined;
+  now: number;
+}
+
+/** Whether one more attempt may be made: it must start within the window and before the deadline. */
+export function mayRetry(budget: RetryBudget): boolean {
+  if (budget.maxRetries !== undefined && budget.retries >= budget.maxRetries) return false;
+  const nextAttemptAt = budget.now + budget.delayMs;
+  if (budget.deadline !== undefined && nextAttemptAt >= budget.deadline) return false;
+  return nextAttemptAt - budget.startedAt <= budget.windowMs;
 }
 
 export function isRetriableStatus(status: number): boolean {

@@ -13,8 +13,10 @@ import { Pacer, type RateGate } from "./pacer";
 import {
   backoffMs,
   isRetriableStatus,
+  mayRetry,
   parseIntHeader,
   parseRetryAfter,
+  RETRY_WINDOW_MS_DEFAULT,
   rateLimitWaitMs,
   retriableAfterAmbiguousFailure,
 } from "./retry";
@@ -49,9 +51,16 @@ export class Transport {
   readonly #options: Required<
     Pick<
       ClientOptions,
-      "timeoutMs" | "maxRetries" | "retryAfterCapMs" | "pacing" | "userAgent" | "retryBaseDelayMs" | "retryMaxDelayMs"
+      | "timeoutMs"
+      | "retryWindowMs"
+      | "retryAfterCapMs"
+      | "pacing"
+      | "userAgent"
+      | "retryBaseDelayMs"
+      | "retryMaxDelayMs"
     >
-  >;
+  > &
+    Pick<ClientOptions, "maxRetries">;
   readonly #logger: ((event: TransportEvent) => void) | undefined;
   readonly #dispatcher: Dispatcher | undefined;
   readonly #semaphore: Semaphore;
@@ -70,7 +79,8 @@ export class Transport {
     this.#apiKey = options.apiKey;
     this.#options = {
       timeoutMs: options.timeoutMs ?? 30_000,
-      maxRetries: options.maxRetries ?? 4,
+      retryWindowMs: options.retryWindowMs ?? RETRY_WINDOW_MS_DEFAULT,
+      ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
       retryAfterCapMs: options.retryAfterCapMs ?? 60_000,
       pacing: options.pacing ?? true,
       userAgent: options.userAgent ?? `pulumi-proxy-sdk/${VERSION} node/${process.version}`,
@@ -107,6 +117,8 @@ export class Transport {
       method === "POST" || method === "PATCH" ? (options.idempotencyKey ?? randomUUID()) : undefined;
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     const maxRetries = options.maxRetries ?? this.#options.maxRetries;
+    const windowMs = options.retryWindowMs ?? this.#options.retryWindowMs;
+    const startedAt = Date.now();
     const scope = new CallScope(method, path, options);
     try {
       let ambiguous = false;
@@ -161,8 +173,8 @@ export class Transport {
           }
           delayMs = this.#backoff(attempt);
         }
-        if (attempt >= maxRetries) throw error;
-        if (options.deadline !== undefined && Date.now() + delayMs >= options.deadline) throw error;
+        const budget = { retries: attempt, startedAt, delayMs, windowMs, maxRetries, now: Date.now() };
+        if (!mayRetry({ ...budget, deadline: options.deadline })) throw error;
         this.#emit({ type: "retry", method, path, attempt, reason: error.message, delayMs });
         this.stats.retries += 1;
         if (rateLimited && this.#options.pacing) {

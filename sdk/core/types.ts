@@ -7,7 +7,12 @@ export interface ClientOptions {
   apiKey: string;
   /** Per attempt, default 30 000. */
   timeoutMs?: number;
-  /** Default 4. */
+  /**
+   * How long after a call began a failure that is safe to repeat is still retried; default 120 000.
+   * Retries end by time, not count.
+   */
+  retryWindowMs?: number;
+  /** An extra cap on the number of retries; default none (the window decides). */
   maxRetries?: number;
   /** In-flight requests per client, default 8. */
   maxConcurrency?: number;
@@ -38,6 +43,9 @@ export interface RequestOptions {
   deadline?: number;
   /** Sent on POST and PATCH; generated when absent. Reuse it to retry a call yourself safely. */
   idempotencyKey?: string;
+  /** Overrides the client's retryWindowMs. */
+  retryWindowMs?: number;
+  /** Overrides the client's maxRetries. */
   maxRetries?: number;
   /**
    * Called each time this request goes on the wire (once per attempt, after queueing and pacing), so a

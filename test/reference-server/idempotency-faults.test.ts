@@ -1,3 +1,4 @@
+import { request } from "undici";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../../server";
 import { HOUR_MS } from "../../server/clock";
@@ -142,6 +143,49 @@ describe("fault injection", () => {
     await api.post("/v1/ips", { product: "isp", country: "de" });
     await api.post("/v1/ips", { product: "isp", country: "de" });
     expect(api.server.control.snapshot().ips).toHaveLength(3);
+  });
+
+  it("holds replies after the change commits; a client killed meanwhile gets its secrets back by replay", async () => {
+    api = await startApi();
+    api.server.injectFault({ method: "POST", path: "/v1/keys", kind: "hold" });
+    api.server.injectFault({ method: "POST", path: "/v1/proxy-users", kind: "hold" });
+    const killed = new AbortController();
+    const send = (path: string, body: unknown, key: string) =>
+      request(`${api.server.url}${path}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${api.server.rootKey}`,
+          "content-type": "application/json",
+          "idempotency-key": key,
+        },
+        body: JSON.stringify(body),
+        signal: killed.signal,
+      }).catch(() => "killed");
+    const inFlight = [
+      send("/v1/keys", { name: "held-key", scopes: ["usage:read"] }, "held-key-1"),
+      send("/v1/proxy-users", { name: "held-user" }, "held-user-1"),
+    ];
+    expect((await api.server.waitForHeldReplies(2, 5_000)).sort()).toEqual(["POST /v1/keys", "POST /v1/proxy-users"]);
+    const held = api.server.control.snapshot();
+    expect(held.keys.map((key) => (key as { name: string }).name)).toContain("held-key");
+    expect(held.proxyUsers).toHaveLength(1);
+    killed.abort();
+    expect(await Promise.all(inFlight)).toEqual(["killed", "killed"]);
+    expect(api.server.releaseHeldReplies()).toBe(2);
+
+    const key = await api.post("/v1/keys", { name: "held-key", scopes: ["usage:read"] }, withKey("held-key-1"));
+    expect(key.headers["idempotent-replayed"]).toBe("true");
+    expect(key.json.secret).toMatch(/^live_/);
+    expect((await api.get(`/v1/keys/${key.json.id}`, { key: key.json.secret })).json.secret_hint).toBe(
+      key.json.secret.slice(-4),
+    );
+    const user = await api.post("/v1/proxy-users", { name: "held-user" }, withKey("held-user-1"));
+    expect(user.headers["idempotent-replayed"]).toBe("true");
+    expect(user.json.password).toEqual(expect.any(String));
+    const after = api.server.control.snapshot();
+    expect(after.keys.filter((k) => (k as { name: string }).name === "held-key")).toHaveLength(1);
+    expect(after.proxyUsers).toHaveLength(1);
+    expect(api.server.heldReplies()).toEqual([]);
   });
 
   it("adds latency, before or after the commit", async () => {

@@ -18,7 +18,13 @@ import {
 } from "../../sdk";
 import { errorFromResponse } from "../../sdk/core/errors";
 import { type Page, PagePromise } from "../../sdk/core/pagination";
-import { backoffMs, parseRetryAfter, rateLimitWaitMs, retriableAfterAmbiguousFailure } from "../../sdk/core/retry";
+import {
+  backoffMs,
+  mayRetry,
+  parseRetryAfter,
+  rateLimitWaitMs,
+  retriableAfterAmbiguousFailure,
+} from "../../sdk/core/retry";
 import { Semaphore } from "../../sdk/core/semaphore";
 
 const body = (code: string, message: string, details?: object) =>
@@ -121,6 +127,16 @@ describe("retry policy", () => {
     expect(rateLimitWaitMs(3, 60_000, () => 0.999)).toBeGreaterThan(3000 + 250);
     expect(rateLimitWaitMs(120, 10_000, () => 0)).toBe(10_000);
     expect(rateLimitWaitMs(undefined, 60_000, () => 0)).toBe(1000);
+  });
+
+  it("retries while the next attempt starts within the window and the deadline; a count caps it only when set", () => {
+    const budget = { retries: 50, startedAt: 0, delayMs: 1_000, windowMs: 120_000, maxRetries: undefined };
+    expect(mayRetry({ ...budget, now: 100_000, deadline: undefined })).toBe(true);
+    expect(mayRetry({ ...budget, now: 119_000, deadline: undefined })).toBe(true);
+    expect(mayRetry({ ...budget, now: 119_001, deadline: undefined })).toBe(false);
+    expect(mayRetry({ ...budget, now: 10_000, deadline: 11_000 })).toBe(false);
+    expect(mayRetry({ ...budget, now: 10_000, deadline: undefined, maxRetries: 50 })).toBe(false);
+    expect(mayRetry({ ...budget, now: 10_000, deadline: undefined, maxRetries: 51 })).toBe(true);
   });
 
   it("parses retry-after as seconds or an HTTP date", () => {

@@ -123,6 +123,29 @@ describe("random chaos", () => {
   });
 });
 
+describe("retries end by time, not count", () => {
+  it("a delete that meets eight faults in a row still succeeds", async () => {
+    const client = clientFor();
+    const user = await client.proxyUsers.create({ name: "eight-faults" });
+    server.injectFault({ method: "DELETE", path: "/v1/proxy-users/{id}", kind: "503", count: 8 });
+    await client.proxyUsers.delete(user.id);
+    expect(client.stats.retries).toBe(8);
+    expect(named(server.control.snapshot(), "proxyUsers", "eight-faults")).toHaveLength(0);
+  });
+
+  it("a call that keeps failing gives up with the real cause once its retry window is spent", async () => {
+    server.setFaults({ errorRate: 1, errorStatuses: [500] });
+    try {
+      const client = clientFor({ retryWindowMs: 200 });
+      const err = await client.billing.balance().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ServerError);
+      expect(client.stats.retries).toBeGreaterThan(0);
+    } finally {
+      server.setFaults({});
+    }
+  });
+});
+
 describe("deadlines and abort", () => {
   it("a deadline cuts a slow attempt short with TimeoutError", async () => {
     server.injectFault({ path: "/v1/billing/balance", kind: "latency", latencyMs: 3_000 });

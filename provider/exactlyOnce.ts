@@ -1,0 +1,147 @@
+import { ConflictError, ErrorCode } from "../sdk";
+import { identityOf, MAX_GENERATIONS, type Operation, operationKey, successor } from "./idempotency";
+import { ExplainedError, explain, PartialFailure } from "./shared";
+
+/**
+ * The writes that must happen once, each sent under a key the next run derives again (see
+ * idempotency.ts), and each checked after the answer: an answer may be a replay of an earlier run's,
+ * and what it names may no longer hold. Then the operation moves to its next generation.
+ */
+
+export interface Keyed {
+  identity: string | undefined;
+  generation: readonly unknown[];
+  /** `ApiKey "ci"`, for messages. */
+  label: string;
+}
+
+/** The API refused a key used with another body or secret; the error may come explained, its cause the API's. */
+function isKeyReused(error: unknown): boolean {
+  const api = error instanceof ConflictError ? error : (error as { cause?: unknown } | undefined)?.cause;
+  return api instanceof ConflictError && api.code === ErrorCode.enum.idempotency_key_reused;
+}
+
+/** An interrupted run created the object with another body or secret: its answer cannot be replayed. */
+export class InterruptedRunDiffers extends ExplainedError {}
+
+/** The object was created (or replayed) but could not be read back: the caller records it as a partial failure. */
+export class CreatedButUnread<T> extends Error {
+  constructor(
+    readonly created: T,
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+/**
+ * Creates (or replays the create of) the object, then reads it back. A replay that names an object
+ * that is gone (destroyed, then declared again within the API's 24 hours) is never kept: the next
+ * generation, derived from the gone id, creates afresh.
+ */
+export async function createOnce<T extends { id: string }, R>(
+  keyed: Keyed,
+  create: (idempotencyKey: string | undefined) => Promise<T>,
+  readBack: (id: string) => Promise<R | undefined>,
+): Promise<{ created: T; current: R }> {
+  let generation = keyed.generation;
+  for (let round = 0; round < MAX_GENERATIONS; round++) {
+    let created: T;
+    try {
+      created = await create(operationKey(keyed.identity, "create", generation));
+    } catch (error) {
+      if (!isKeyReused(error)) throw error;
+      throw new InterruptedRunDiffers(
+        `${keyed.label}: a run that was interrupted in the last 24 hours already created this object, with other inputs ` +
+          "or another proxy:apiKey secret, and the API replays its answer (and the secret or password in it) only to the same " +
+          "request from the same secret. Set the inputs and proxy:apiKey back to what that run had and run `pulumi up` to " +
+          "recover the object, then change them; or rename the resource to create another.",
+        { cause: error },
+      );
+    }
+    let current: R | undefined;
+    try {
+      current = await readBack(created.id);
+    } catch (error) {
+      throw new CreatedButUnread(created, error);
+    }
+    if (current !== undefined) return { created, current };
+    generation = successor(generation, created.id);
+  }
+  throw new Error(
+    `${keyed.label}: ${MAX_GENERATIONS} creates in a row named objects that were gone at once; try again.`,
+  );
+}
+
+/**
+ * Runs a write that hands out a secret (a rotation), then asks which secret is current. A replay whose
+ * secret has been replaced since (by a later rotation, in or out of Pulumi) is never kept: the next
+ * generation rotates again, so the stack ends up holding the current secret.
+ */
+export async function rotateOnce<T extends { secret: string }, R extends { secret_hint: string }>(
+  keyed: Keyed,
+  rotate: (idempotencyKey: string | undefined) => Promise<T>,
+  readCurrent: () => Promise<R>,
+): Promise<{ rotated: T; current: R }> {
+  let generation = keyed.generation;
+  for (let round = 0; round < MAX_GENERATIONS; round++) {
+    let rotated: T;
+    try {
+      rotated = await rotate(operationKey(keyed.identity, "rotate", generation));
+    } catch (error) {
+      // The interrupted run rotated with other settings (graceHours); its secret cannot be replayed.
+      if (!isKeyReused(error)) throw error;
+      generation = successor(generation, "settings changed");
+      continue;
+    }
+    const current = await readCurrent();
+    if (current.secret_hint === rotated.secret.slice(-4)) return { rotated, current };
+    generation = successor(generation, current.secret_hint);
+  }
+  throw new Error(`${keyed.label}: its secret kept changing while it was rotated; try again.`);
+}
+
+/**
+ * A write that changes an object once per generation and hands out nothing that only its answer
+ * carries (an address replacement). Undefined when an interrupted run already did it with other
+ * settings: it happened, so it is not done again; the caller reads the object instead.
+ */
+export async function changeOnce<T>(
+  keyed: Keyed,
+  operation: Operation,
+  change: (idempotencyKey: string | undefined) => Promise<T>,
+): Promise<T | undefined> {
+  try {
+    return await change(operationKey(keyed.identity, operation, keyed.generation));
+  } catch (error) {
+    if (isKeyReused(error)) return undefined;
+    throw error;
+  }
+}
+
+/** The keying of one resource's operation: its identity (the hidden input) and the operation's generation. */
+export function keyedFor(inputs: object, generation: readonly unknown[], label: string): Keyed {
+  return { identity: identityOf(inputs as Record<string, unknown>), generation, label };
+}
+
+/**
+ * `create` for a resource: created (or replayed) exactly once and read back; when the read-back
+ * fails, the object is still recorded, as a partial failure, so it is never orphaned.
+ */
+export async function createRecorded<R, C extends R & { id: string }, S extends object>(
+  keyed: Keyed,
+  create: (idempotencyKey: string | undefined) => Promise<C>,
+  readBack: (id: string) => Promise<R | undefined>,
+  toState: (current: R, created: C) => S,
+): Promise<{ id: string; outs: S }> {
+  try {
+    const { created, current } = await createOnce(keyed, create, readBack);
+    return { id: created.id, outs: toState(current, created) };
+  } catch (error) {
+    if (error instanceof InterruptedRunDiffers) throw error;
+    if (!(error instanceof CreatedButUnread)) throw explain(keyed.label, "create it", error);
+    const created = error.created as C;
+    const message = explain(keyed.label, "read it back after creating it", error.cause).message;
+    throw new PartialFailure(message, created.id, { ...toState(created, created) } as Record<string, unknown>);
+  }
+}

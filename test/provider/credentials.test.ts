@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ProxyUser } from "../../provider";
+import { PLAINTEXT_API_KEY_FIX } from "../../provider/credentials";
+import { ProxyClient } from "../../sdk";
+import { type ReferenceServer, startReferenceServer } from "../../server";
+import { createTestStack, exportedStateAsUserSeesIt, type TestStack } from "../support/pulumi";
+
+/**
+ * Pulumi records the stack config, proxy:apiKey included, as the default provider's inputs in the
+ * state. A plaintext key is refused at preview with the command that encrypts it; the environment
+ * variable stays allowed; after a switch of keys, `up` records the new one and a refresh uses the
+ * recorded one.
+ */
+
+let server: ReferenceServer;
+let harness: TestStack;
+
+beforeAll(async () => {
+  server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
+  harness = await createTestStack({
+    program: async () => {
+      new ProxyUser("creds", { name: "creds" });
+    },
+    envVars: { PROXY_API_KEY: server.rootKey },
+    config: { "proxy:apiUrl": { value: server.url }, "proxy:apiKey": { value: server.rootKey } },
+  });
+});
+afterAll(async () => {
+  await harness?.cleanup();
+  await server?.close();
+});
+
+describe("provider credentials", () => {
+  it("refuses a plaintext proxy:apiKey at preview with the exact fix, and allows PROXY_API_KEY", async () => {
+    const { stack } = harness;
+    const refused = await stack.preview().catch((error: unknown) => error);
+    const message = String((refused as Error).message);
+    expect(message).toContain("proxy:apiKey is stored in plain text");
+    expect(message).toContain(PLAINTEXT_API_KEY_FIX);
+    expect(message).not.toContain(server.rootKey);
+
+    await stack.removeConfig("proxy:apiKey");
+    expect((await stack.preview()).changeSummary).toEqual({ create: 2 });
+  });
+
+  it("records the key of the last up in the state, encrypted; a refresh uses it, an up records the new one", async () => {
+    const { stack } = harness;
+    const scopes = ["proxy-users:read", "proxy-users:write", "limits:write"];
+    const first = server.control.createKey({ name: "first", scopes });
+    await stack.setConfig("proxy:apiKey", { value: first.secret, secret: true });
+    await stack.up();
+    const state = await exportedStateAsUserSeesIt(harness);
+    expect(state).toContain("proxy:apiKey");
+    expect(state).not.toContain(first.secret);
+
+    // Switch keys, and revoke the old one before any up has run with the new one.
+    const second = server.control.createKey({ name: "second", scopes });
+    await stack.setConfig("proxy:apiKey", { value: second.secret, secret: true });
+    await new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey }).keys.revoke(first.id);
+    const refused = await stack.refresh().catch((error: unknown) => error);
+    expect(String((refused as Error).message)).toContain("invalid_api_key");
+
+    await stack.up();
+    expect((await stack.refresh()).summary.result).toBe("succeeded");
+  });
+});
