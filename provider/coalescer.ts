@@ -1,31 +1,30 @@
 import type { Page, RateLimitWindow } from "../sdk";
+import { OpenReads, type Waiter } from "./openReads";
 import { unlessGone } from "./shared";
 
 /**
- * Coalesced reads. A refresh asks the provider process for every resource at once, and `create`
- * re-reads what it wrote; one GET each would spend the key's 600 requests a minute on reads. Reads
- * that wait together are instead answered from one walk of the collection's list (200 per page).
+ * Coalesced reads. A refresh asks the provider process for every resource, and `create` re-reads
+ * what it wrote; one GET each would spend the key's 600 requests a minute on reads. Reads are instead
+ * answered from walks of the collection's list (200 per page), and from what those walks showed.
  *
- * Freshness: a read is only answered from a page requested after the read was, so a change made
- * before a refresh is always seen. Every read takes a ticket; a page answers only reads up to the
- * last ticket issued when its request went on the wire (the collection calls `onSend` at that moment,
- * through the SDK's per-request hook; without the call, when the page was asked for). An id that a complete walk did not show although every
- * page of it was requested after the read falls back to a GET (404: gone).
+ * Freshness: a read reflects every write this provider process made before it, and everything
+ * anyone did before the operation began. A read's ticket is the number of writes the process had
+ * finished when the read arrived (the client counts them, `writesDone`). A page's mark is that count
+ * when the page went on the wire (the collection calls `onSend` then, through the SDK's per-request
+ * hook). A page answers every read whose ticket is at most its mark, and what it showed is
+ * remembered with that mark, so a later read whose ticket is at most the mark is answered with no
+ * request. With no writes (a refresh) the first walk therefore answers every read of the operation;
+ * a create's re-read waits for a page sent after its create finished. A change another client makes
+ * during the operation may go unseen, as it would had the read come first. An id that a complete
+ * walk, every page marked at least the read's ticket, did not show falls back to a GET (404: gone).
  *
  * Cost: lists are in creation order, so objects created since the last walk sit on its last page or
  * after it. A round first walks that tail (one page, which is all a `create` re-read needs), then,
- * for reads still open, the list from the start. Whenever GETs would cost no more than the pages
- * still to walk, judged by the last complete walk, the open reads are answered by GETs instead, so a
- * read of one resource in a large account stays one request.
+ * for reads still open, the list from the start, going on where the last walk stopped. Whenever GETs
+ * would cost no more than the pages still to walk, judged by the last complete walk, and the pages
+ * walked so far have not answered as many reads as they cost, the open reads are answered by GETs
+ * instead, so a read of one resource in a large account stays one request.
  */
-
-interface Waiter<T> {
-  readonly id: string;
-  readonly ticket: number;
-  resolve(value: T | undefined): void;
-  reject(reason: unknown): void;
-}
-
 export interface Collection<T> {
   /** One list page; `onSend` must be called whenever its request goes on the wire (again, on a retry). */
   page(cursor: string | undefined, onSend: () => void): Promise<Page<T>>;
@@ -48,72 +47,40 @@ export interface CoalescerOptions {
   savingMaxGatherMs?: number;
 }
 
-/** Reads waiting for a walk, by id. */
-class OpenReads<T extends { id: string }> {
-  readonly #byId = new Map<string, Waiter<T>[]>();
-
-  get size(): number {
-    return this.#byId.size;
-  }
-
-  join(waiters: Iterable<Waiter<T>>): void {
-    for (const waiter of waiters) this.#byId.set(waiter.id, [...(this.#byId.get(waiter.id) ?? []), waiter]);
-  }
-
-  /** Answers the reads of the page's items requested up to `mark`. */
-  answer(items: readonly T[], mark: number): void {
-    for (const item of items) {
-      const waiting = this.#byId.get(item.id);
-      if (!waiting) continue;
-      for (const waiter of waiting) if (waiter.ticket <= mark) waiter.resolve(item);
-      const later = waiting.filter((waiter) => waiter.ticket > mark);
-      if (later.length > 0) this.#byId.set(item.id, later);
-      else this.#byId.delete(item.id);
-    }
-  }
-
-  /** Removes and returns the reads requested after `mark`. */
-  takeLaterThan(mark: number): Waiter<T>[] {
-    const later: Waiter<T>[] = [];
-    for (const [id, waiting] of this.#byId) {
-      later.push(...waiting.filter((waiter) => waiter.ticket > mark));
-      const seen = waiting.filter((waiter) => waiter.ticket <= mark);
-      if (seen.length > 0) this.#byId.set(id, seen);
-      else this.#byId.delete(id);
-    }
-    return later;
-  }
-
-  take(): Waiter<T>[] {
-    const all = [...this.#byId.values()].flat();
-    this.#byId.clear();
-    return all;
-  }
-}
-
 type Pass = { complete: true; firstMark: number } | { complete: false };
 
 export class ReadCoalescer<T extends { id: string }> {
-  /** What reads cost this process, for diagnostics and tests. */
-  readonly stats = { reads: 0, pages: 0, gets: 0 };
+  /** What reads cost this process, for diagnostics and tests; `remembered` reads cost nothing. */
+  readonly stats = { reads: 0, remembered: 0, pages: 0, gets: 0 };
   readonly #collection: Collection<T>;
+  readonly #writesDone: () => number;
   readonly #quietMs: number;
   readonly #maxGatherMs: number;
   readonly #saving: () => boolean;
   readonly #savingQuietMs: number;
   readonly #savingMaxGatherMs: number;
   #queue: Waiter<T>[] = [];
-  #lastTicket = 0;
+  #arrivals = 0;
   #draining = false;
+  /** Each object as a page or GET last showed it, with the write count that answer reflects. */
+  readonly #seen = new Map<string, { item: T; mark: number }>();
+  /** Reads answered by pages or from what they showed, against `stats.pages`: whether walking pays. */
+  #answeredFromList = 0;
   /** Pages of the last complete walk from the start; unknown until one completed. */
   #pagesPerWalk: number | undefined;
+  /** First mark of the last complete walk from the start: reads up to it that it did not show are GETs. */
+  #walkedAt = -1;
+  /** A walk from the start that stopped before the end: where it goes on. */
+  #walk: { cursor: string; pages: number; firstMark: number } | undefined;
   /** The cursor the last page was fetched with; undefined while the list fits one page. */
   #tailCursor: string | undefined;
-  /** Last ticket issued before the current page request was sent. */
+  /** Writes done when the current page request was sent. */
   #pageMark = 0;
 
-  constructor(collection: Collection<T>, options: CoalescerOptions = {}) {
+  /** `writesDone`: how many writes this process has finished so far, never decreasing. */
+  constructor(collection: Collection<T>, writesDone: () => number, options: CoalescerOptions = {}) {
     this.#collection = collection;
+    this.#writesDone = writesDone;
     this.#quietMs = options.quietMs ?? 20;
     this.#maxGatherMs = options.maxGatherMs ?? 200;
     this.#saving = options.saving ?? (() => false);
@@ -121,11 +88,19 @@ export class ReadCoalescer<T extends { id: string }> {
     this.#savingMaxGatherMs = options.savingMaxGatherMs ?? 1_000;
   }
 
-  /** The object as the API has it now, or undefined when it does not exist. */
+  /** The object as the API has it, reflecting every write before this call, or undefined when it does not exist. */
   read(id: string): Promise<T | undefined> {
     this.stats.reads += 1;
+    const ticket = this.#writesDone();
+    const seen = this.#seen.get(id);
+    if (seen && seen.mark >= ticket) {
+      this.stats.remembered += 1;
+      this.#answeredFromList += 1;
+      return Promise.resolve(seen.item);
+    }
     return new Promise<T | undefined>((resolve, reject) => {
-      this.#queue.push({ id, ticket: ++this.#lastTicket, resolve, reject });
+      this.#queue.push({ id, ticket, resolve, reject });
+      this.#arrivals += 1;
       if (!this.#draining) {
         this.#draining = true;
         void this.#drain();
@@ -147,77 +122,96 @@ export class ReadCoalescer<T extends { id: string }> {
   async #gather(): Promise<void> {
     const started = Date.now();
     for (;;) {
-      const seen = this.#lastTicket;
+      const seen = this.#arrivals;
       const saving = this.#saving();
       await sleep(saving ? this.#savingQuietMs : this.#quietMs);
       const maxGatherMs = saving ? this.#savingMaxGatherMs : this.#maxGatherMs;
-      if (seen === this.#lastTicket || Date.now() - started >= maxGatherMs) return;
+      if (seen === this.#arrivals || Date.now() - started >= maxGatherMs) return;
     }
   }
 
   async #round(batch: Waiter<T>[]): Promise<void> {
     const open = new OpenReads<T>();
     open.join(batch);
+    // A complete walk sent after these reads' writes did not show them: only a GET can tell.
+    const unseen = this.#getEach(open.take("upTo", this.#walkedAt));
     try {
       // A page costs what a GET does, and while it waits its turn behind other requests it collects
       // every read that arrives before it goes out; so only a lone read, with nothing known of the
       // list, is a GET from the start.
-      if (this.#tailCursor !== undefined) await this.#pass(open, this.#tailCursor);
+      if (open.size > 0 && this.#tailCursor !== undefined) await this.#pass(open, "tail");
       if (open.size === 0) return;
-      if (open.size < (this.#pagesPerWalk ?? 2)) return await this.#getEach(open.take());
-      const pass = await this.#pass(open, undefined);
-      const left = open.take();
+      const walked = this.#walk?.pages;
+      if (walked === undefined ? open.size < (this.#pagesPerWalk ?? 2) : !this.#worthWalking(open.size, walked)) {
+        return await this.#getEach(open.takeAll());
+      }
+      const pass = await this.#pass(open, "walk");
+      const left = open.takeAll();
       if (!pass.complete) return await this.#getEach(left);
-      // Reads that joined during the walk may sit on a page fetched before them: the next round takes them.
+      // Reads whose writes came after the walk's first page need a newer walk: the next round takes them.
       this.#queue.unshift(...left.filter((waiter) => waiter.ticket > pass.firstMark));
       await this.#getEach(left.filter((waiter) => waiter.ticket <= pass.firstMark));
     } catch {
       // A failed page: walking is only an optimisation, so each read makes (and reports) its own GET.
       // The tail cursor may be what failed (one the API no longer honours): start over from the top.
       this.#tailCursor = undefined;
-      await this.#getEach(open.take());
+      this.#walk = undefined;
+      await this.#getEach(open.takeAll());
+    } finally {
+      await unseen;
     }
   }
 
-  /** Walks from `from` to the end of the list, or until walking costs more than GETs would. */
-  async #pass(open: OpenReads<T>, from: string | undefined): Promise<Pass> {
-    let cursor = from;
-    let pages = 0;
-    let firstMark = 0;
+  /** Walking on pays when GETs for the open reads cost more, or the pages walked answered as many reads as they cost. */
+  #worthWalking(openReads: number, pagesWalked: number): boolean {
+    // With no complete walk yet, assume as many pages are left as were read.
+    const pagesLeft = this.#pagesPerWalk !== undefined ? this.#pagesPerWalk - pagesWalked : pagesWalked;
+    return pagesLeft < openReads || this.#answeredFromList >= this.stats.pages;
+  }
+
+  /** Walks the tail, or the list from the start (or where that walk stopped), to the end or until walking stops paying. */
+  async #pass(open: OpenReads<T>, from: "tail" | "walk"): Promise<Pass> {
+    let cursor = from === "tail" ? this.#tailCursor : this.#walk?.cursor;
+    let pages = from === "walk" ? (this.#walk?.pages ?? 0) : 0;
+    let firstMark = from === "walk" ? this.#walk?.firstMark : undefined;
     for (;;) {
-      this.#pageMark = this.#lastTicket;
+      this.#pageMark = this.#writesDone();
       this.stats.pages += 1;
-      // Each time the request goes out (again, on a retry, whose answer is the one used) it can answer
-      // every read requested so far. Pages are fetched one at a time, so there is no doubt which.
+      // Each time the request goes out (again, on a retry, whose answer is the one used) it reflects
+      // every write finished so far. Pages are fetched one at a time, so there is no doubt which.
       const page = await this.#collection.page(cursor, () => {
-        this.#pageMark = this.#lastTicket;
+        this.#pageMark = this.#writesDone();
       });
       const mark = this.#pageMark;
-      if (pages === 0) firstMark = mark;
+      firstMark ??= mark;
       pages += 1;
-      // Reads that arrived meanwhile ride along: this page answers those requested before it was sent,
-      // the pages still to come all of them.
+      for (const item of page.items) this.#remember(item, mark);
+      // Reads that arrived meanwhile ride along when no write of theirs came after the page was sent.
       open.join(this.#queue.splice(0));
-      open.answer(page.items, mark);
+      this.#answeredFromList += open.answer(page.items, mark);
       if (page.nextCursor === null) {
         // Reads this last page did not see go back to the queue: the next round starts at the tail for them.
-        this.#queue.unshift(...open.takeLaterThan(mark));
+        this.#queue.unshift(...open.take("later", mark));
         this.#tailCursor = cursor;
-        if (from === undefined) this.#pagesPerWalk = pages;
-        return { complete: from === undefined, firstMark };
+        if (from === "tail") return { complete: false };
+        this.#pagesPerWalk = pages;
+        this.#walkedAt = firstMark;
+        this.#walk = undefined;
+        return { complete: true, firstMark };
       }
+      if (from === "walk") this.#walk = { cursor: page.nextCursor, pages, firstMark };
       if (open.size === 0) return { complete: false };
       // A tail that grew by more than a page is walked to its end: what create re-reads is there, and
       // only a walk to the end moves the tail cursor on (stopping would leave every later round paying
       // for the same stale page and a GET on top).
-      if (from === undefined) {
-        // With no complete walk yet, assume as many pages are left as were read: a pass then costs
-        // at most twice the GETs it replaces.
-        const pagesLeft = this.#pagesPerWalk !== undefined ? this.#pagesPerWalk - pages : pages;
-        if (pagesLeft >= open.size) return { complete: false };
-      }
+      if (from === "walk" && !this.#worthWalking(open.size, pages)) return { complete: false };
       cursor = page.nextCursor;
     }
+  }
+
+  #remember(item: T, mark: number): void {
+    const known = this.#seen.get(item.id);
+    if (!known || known.mark <= mark) this.#seen.set(item.id, { item, mark });
   }
 
   async #getEach(waiters: Waiter<T>[]): Promise<void> {
@@ -225,7 +219,11 @@ export class ReadCoalescer<T extends { id: string }> {
       waiters.map(async (waiter) => {
         this.stats.gets += 1;
         try {
-          waiter.resolve(await unlessGone(() => this.#collection.get(waiter.id)));
+          const mark = this.#writesDone();
+          const found = await unlessGone(() => this.#collection.get(waiter.id));
+          if (found) this.#remember(found, mark);
+          else this.#seen.delete(waiter.id);
+          waiter.resolve(found);
         } catch (error) {
           waiter.reject(error);
         }

@@ -56,14 +56,25 @@ export function providerContext(): ProviderContext {
   const rateLimitReserve = parseReserve(fromConfig.rateLimitReserve);
   const identity = `${apiUrl}\u0000${apiKey}\u0000${rateLimitReserve}`;
   if (current?.identity !== identity) {
-    const client = new ProxyClient({ baseUrl: apiUrl, apiKey, userAgent: "pulumi-proxy-provider", rateLimitReserve });
-    current = { identity, context: { client, reads: coalescedReads(client) } };
+    // Every write of every resource goes through this client, so counting its finished writes here is
+    // the one place that tells the coalescers which list pages may predate a write (see coalescer.ts).
+    let writesDone = 0;
+    const client = new ProxyClient({
+      baseUrl: apiUrl,
+      apiKey,
+      userAgent: "pulumi-proxy-provider",
+      rateLimitReserve,
+      onWriteDone: () => {
+        writesDone += 1;
+      },
+    });
+    current = { identity, context: { client, reads: coalescedReads(client, () => writesDone) } };
   }
   return current.context;
 }
 
 /** Each coalescer walks its collection with full pages, and learns from the SDK when a page went out. */
-function coalescedReads(client: ProxyClient): Reads {
+function coalescedReads(client: ProxyClient, writesDone: () => number): Reads {
   const limit = LIST_LIMIT_MAX;
   // Re-reads gather longer while the key's budget runs short (see spendingAhead).
   const options = { saving: () => spendingAhead(client.rateLimitWindow(), Date.now()) };
@@ -73,14 +84,17 @@ function coalescedReads(client: ProxyClient): Reads {
         page: (cursor, onSend) => client.proxyUsers.list({ limit, cursor }, { onSend }),
         get: (id) => client.proxyUsers.get(id),
       },
+      writesDone,
       options,
     ),
     apiKey: new ReadCoalescer(
       { page: (cursor, onSend) => client.keys.list({ limit, cursor }, { onSend }), get: (id) => client.keys.get(id) },
+      writesDone,
       options,
     ),
     ipAllocation: new ReadCoalescer(
       { page: (cursor, onSend) => client.ips.list({ limit, cursor }, { onSend }), get: (id) => client.ips.get(id) },
+      writesDone,
       options,
     ),
   };

@@ -62,6 +62,7 @@ export class Transport {
   > &
     Pick<ClientOptions, "maxRetries">;
   readonly #logger: ((event: TransportEvent) => void) | undefined;
+  readonly #onWriteDone: (() => void) | undefined;
   readonly #dispatcher: Dispatcher | undefined;
   readonly #semaphore: Semaphore;
   readonly #pacer: RateGate;
@@ -88,6 +89,7 @@ export class Transport {
       retryMaxDelayMs: options.retryMaxDelayMs ?? 8_000,
     };
     this.#logger = options.logger;
+    this.#onWriteDone = options.onWriteDone;
     this.#dispatcher = options.dispatcher;
     this.#semaphore = new Semaphore(options.maxConcurrency ?? 8);
     const reserve = options.rateLimitReserve ?? 0;
@@ -186,6 +188,8 @@ export class Transport {
       }
     } finally {
       scope.dispose();
+      // Failed and abandoned writes count too: the server may have acted on them.
+      if (method !== "GET") notify(this.#onWriteDone);
     }
   }
 

@@ -26,6 +26,12 @@ export interface ClientOptions {
    */
   rateLimitReserve?: number;
   userAgent?: string;
+  /**
+   * Called each time a call that may change the account (any method but GET) has finished, however it
+   * ended, before its caller resumes. Counting these tells a cache which answers may predate a write.
+   * A throwing hook does not break the call.
+   */
+  onWriteDone?: () => void;
   /** Debug hook; events never carry the key, a secret or a body. */
   logger?: (event: TransportEvent) => void;
   dispatcher?: Dispatcher;
