@@ -116,7 +116,7 @@ export const apiKeyHandler = d.handlerFor(apiKey, {
     const keyed = keyedFor(inputs, [inputs.name, inputs.scopes, inputs.expiresAt], label(inputs.name));
     const result = await createRecorded(
       keyed,
-      (idempotencyKey) => client.keys.create(body, { idempotencyKey }),
+      (request) => client.keys.create(body, request),
       (id) => reads.apiKey.read(id),
       (key, created) => toState(key, inputs, created.secret),
     );

@@ -1,10 +1,11 @@
-import type { Page, RateLimitWindow } from "../sdk";
+import type { Page } from "../sdk";
 import { OpenReads, type Waiter } from "./openReads";
 import { unlessGone } from "./shared";
 
 /**
  * Coalesced reads. A refresh asks the provider process for every resource, and `create` re-reads
- * what it wrote; one GET each would spend the key's 600 requests a minute on reads. Reads are instead
+ * what a replayed answer describes (a fresh answer needs no read: see exactlyOnce.ts); one GET each
+ * would spend the key's 600 requests a minute on reads. Reads are instead
  * answered from walks of the collection's list (200 per page), and from what those walks showed.
  *
  * Freshness: a read reflects every write this provider process made before it, and everything
@@ -36,15 +37,6 @@ export interface CoalescerOptions {
   quietMs?: number;
   /** …but never later than this after it began gathering. */
   maxGatherMs?: number;
-  /**
-   * True while requests are scarce (the key's budget is being spent faster than its window passes).
-   * Rounds then gather longer (`savingQuietMs`, `savingMaxGatherMs`): at low engine parallelism the
-   * re-reads of creates arrive one by one, and a page for each would spend the budget twice as fast
-   * as the creates themselves.
-   */
-  saving?: () => boolean;
-  savingQuietMs?: number;
-  savingMaxGatherMs?: number;
 }
 
 type Pass = { complete: true; firstMark: number } | { complete: false };
@@ -56,9 +48,6 @@ export class ReadCoalescer<T extends { id: string }> {
   readonly #writesDone: () => number;
   readonly #quietMs: number;
   readonly #maxGatherMs: number;
-  readonly #saving: () => boolean;
-  readonly #savingQuietMs: number;
-  readonly #savingMaxGatherMs: number;
   #queue: Waiter<T>[] = [];
   #arrivals = 0;
   #draining = false;
@@ -83,9 +72,6 @@ export class ReadCoalescer<T extends { id: string }> {
     this.#writesDone = writesDone;
     this.#quietMs = options.quietMs ?? 20;
     this.#maxGatherMs = options.maxGatherMs ?? 200;
-    this.#saving = options.saving ?? (() => false);
-    this.#savingQuietMs = options.savingQuietMs ?? 100;
-    this.#savingMaxGatherMs = options.savingMaxGatherMs ?? 1_000;
   }
 
   /** The object as the API has it, reflecting every write before this call, or undefined when it does not exist. */
@@ -123,10 +109,8 @@ export class ReadCoalescer<T extends { id: string }> {
     const started = Date.now();
     for (;;) {
       const seen = this.#arrivals;
-      const saving = this.#saving();
-      await sleep(saving ? this.#savingQuietMs : this.#quietMs);
-      const maxGatherMs = saving ? this.#savingMaxGatherMs : this.#maxGatherMs;
-      if (seen === this.#arrivals || Date.now() - started >= maxGatherMs) return;
+      await sleep(this.#quietMs);
+      if (seen === this.#arrivals || Date.now() - started >= this.#maxGatherMs) return;
     }
   }
 
@@ -234,24 +218,4 @@ export class ReadCoalescer<T extends { id: string }> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** The API's rate-limit windows are fixed minutes. */
-const WINDOW_MS = 60_000;
-/** Spending ahead of an even schedule by more than this share of the budget is worth saving requests… */
-const AHEAD_SLACK = 0.1;
-/** …once at least this share of it is gone: most stacks fit in half a window, and gathering costs them time. */
-const SPENT_BEFORE_SAVING = 0.5;
-
-/**
- * True when the key's budget is being spent faster than the window passes: at this pace it runs out
- * before the reset, and every request saved now is a wait saved later. A page costs as much as the
- * write it follows, so that is when reads should gather longer. Gathering delays every create a
- * little, so it waits until half the budget is gone: a stack that fits in the rest never pays it.
- */
-export function spendingAhead(window: RateLimitWindow | undefined, now: number): boolean {
-  if (!window?.limit) return false;
-  const elapsed = 1 - Math.min(WINDOW_MS, Math.max(0, window.endsAt - now)) / WINDOW_MS;
-  const spent = 1 - window.remaining / window.limit;
-  return spent >= SPENT_BEFORE_SAVING && spent > elapsed + AHEAD_SLACK;
 }

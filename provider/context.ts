@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { type ApiKey, type IpAllocation, ProxyClient, type ProxyUser } from "../sdk";
 import { LIST_LIMIT_MAX } from "../sdk/schemas/common";
-import { ReadCoalescer, spendingAhead } from "./coalescer";
+import { ReadCoalescer } from "./coalescer";
 
 /**
  * What every resource method of one provider process shares: one client, so pacing sees every
@@ -76,8 +76,6 @@ export function providerContext(): ProviderContext {
 /** Each coalescer walks its collection with full pages, and learns from the SDK when a page went out. */
 function coalescedReads(client: ProxyClient, writesDone: () => number): Reads {
   const limit = LIST_LIMIT_MAX;
-  // Re-reads gather longer while the key's budget runs short (see spendingAhead).
-  const options = { saving: () => spendingAhead(client.rateLimitWindow(), Date.now()) };
   return {
     proxyUser: new ReadCoalescer(
       {
@@ -85,17 +83,14 @@ function coalescedReads(client: ProxyClient, writesDone: () => number): Reads {
         get: (id) => client.proxyUsers.get(id),
       },
       writesDone,
-      options,
     ),
     apiKey: new ReadCoalescer(
       { page: (cursor, onSend) => client.keys.list({ limit, cursor }, { onSend }), get: (id) => client.keys.get(id) },
       writesDone,
-      options,
     ),
     ipAllocation: new ReadCoalescer(
       { page: (cursor, onSend) => client.ips.list({ limit, cursor }, { onSend }), get: (id) => client.ips.get(id) },
       writesDone,
-      options,
     ),
   };
 }

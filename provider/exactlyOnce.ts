@@ -1,4 +1,4 @@
-import { ConflictError, ErrorCode } from "../sdk";
+import { type AnswerInfo, ConflictError, ErrorCode } from "../sdk";
 import { identityOf, MAX_GENERATIONS, type Operation, operationKey, successor } from "./idempotency";
 import { ExplainedError, explain, PartialFailure } from "./shared";
 
@@ -34,21 +34,37 @@ export class CreatedButUnread<T> extends Error {
   }
 }
 
+/** What a create sends with its request: the derived idempotency key, and a hook told whether the answer was a replay. */
+export interface CreateRequest {
+  idempotencyKey: string | undefined;
+  onAnswer: (answer: AnswerInfo) => void;
+}
+
 /**
- * Creates (or replays the create of) the object, then reads it back. A replay that names an object
- * that is gone (destroyed, then declared again within the API's 24 hours) is never kept: the next
- * generation, derived from the gone id, creates afresh.
+ * Creates (or replays the create of) the object, then reads it back. A fresh answer (201, not
+ * replayed) is that read: it is the object as the API holds it right after the only write that has
+ * touched it, so asking again would only spend a request of the key's budget and hold the engine's
+ * step for a round trip. A replayed answer is the API's record of an earlier request, up to 24 hours
+ * old, so the object is read as it is now; a replay that names an object that is gone (destroyed, then
+ * declared again within the API's 24 hours) is never kept: the next generation, derived from the gone
+ * id, creates afresh.
  */
-export async function createOnce<T extends { id: string }, R>(
+export async function createOnce<T extends R & { id: string }, R>(
   keyed: Keyed,
-  create: (idempotencyKey: string | undefined) => Promise<T>,
+  create: (request: CreateRequest) => Promise<T>,
   readBack: (id: string) => Promise<R | undefined>,
 ): Promise<{ created: T; current: R }> {
   let generation = keyed.generation;
   for (let round = 0; round < MAX_GENERATIONS; round++) {
     let created: T;
+    let replayed = true;
     try {
-      created = await create(operationKey(keyed.identity, "create", generation));
+      created = await create({
+        idempotencyKey: operationKey(keyed.identity, "create", generation),
+        onAnswer: (answer) => {
+          replayed = answer.replayed;
+        },
+      });
     } catch (error) {
       if (!isKeyReused(error)) throw error;
       throw new InterruptedRunDiffers(
@@ -59,6 +75,8 @@ export async function createOnce<T extends { id: string }, R>(
         { cause: error },
       );
     }
+    // Unknown (a client that never reports answers) counts as replayed: reading again is always safe.
+    if (!replayed) return { created, current: created };
     let current: R | undefined;
     try {
       current = await readBack(created.id);
@@ -130,7 +148,7 @@ export function keyedFor(inputs: object, generation: readonly unknown[], label: 
  */
 export async function createRecorded<R, C extends R & { id: string }, S extends object>(
   keyed: Keyed,
-  create: (idempotencyKey: string | undefined) => Promise<C>,
+  create: (request: CreateRequest) => Promise<C>,
   readBack: (id: string) => Promise<R | undefined>,
   toState: (current: R, created: C) => S,
 ): Promise<{ id: string; outs: S }> {

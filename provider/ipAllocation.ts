@@ -117,7 +117,7 @@ export const ipAllocationHandler = d.handlerFor(ipAllocation, {
     // Allocation is charged: the key makes a repeat after a crash a replay, not a second term.
     return createRecorded(
       keyedFor(inputs, [inputs.product, inputs.country, inputs.city], label(inputs)),
-      (idempotencyKey) => client.ips.allocate(body, { idempotencyKey }),
+      (request) => client.ips.allocate(body, request),
       (id) => reads.ipAllocation.read(id),
       (allocation) => toState(allocation, inputs, NEVER_REPLACED),
     );

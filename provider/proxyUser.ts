@@ -107,8 +107,7 @@ export const proxyUserHandler = d.handlerFor(proxyUser, {
     // retry after a crash with other limits is refused by the API and explained, never duplicated.
     return createRecorded(
       keyedFor(inputs, [inputs.name], label(inputs.name)),
-      (idempotencyKey) =>
-        explained(label(inputs.name), "create it", client.proxyUsers.create(body, { idempotencyKey }), existing),
+      (request) => explained(label(inputs.name), "create it", client.proxyUsers.create(body, request), existing),
       (id) => reads.proxyUser.read(id),
       (user, created) => toState(user, inputs, created.password, false),
     );

@@ -21,6 +21,7 @@ export { type Page, PagePromise } from "./core/pagination";
 export { resolvePath } from "./core/path";
 export type { HttpMethod } from "./core/retry";
 export type {
+  AnswerInfo,
   ClientOptions,
   RateLimitInfo,
   RateLimitWindow,

@@ -139,7 +139,11 @@ export class Transport {
         let rateLimited = false;
         if (outcome.kind === "answer") {
           const { status, headers, text } = outcome;
-          if (status >= 200 && status < 300) return this.#parse(call, text);
+          if (status >= 200 && status < 300) {
+            const parsed = this.#parse(call, text);
+            notify(() => options.onAnswer?.({ replayed: header(headers, "idempotent-replayed") === "true" }));
+            return parsed;
+          }
           if (status === 404 && method === "DELETE" && ambiguous) {
             this.#emit({ type: "deleted_on_earlier_attempt", method, path, attempt });
             return undefined as T;

@@ -58,6 +58,16 @@ export interface RequestOptions {
    * caller can tell which of its requests an answer may reflect. A throwing hook does not break the call.
    */
   onSend?: () => void;
+  /**
+   * Called with the answer this call returns. `replayed`: the API answered with its record of an
+   * earlier request under the same idempotency key (this call's own lost attempt, or another run's up
+   * to 24 hours ago), so what it describes may have changed since. A throwing hook does not break the call.
+   */
+  onAnswer?: (answer: AnswerInfo) => void;
+}
+
+export interface AnswerInfo {
+  replayed: boolean;
 }
 
 export interface RateLimitInfo {

@@ -53,12 +53,14 @@ describe("writes checked after a replay", () => {
   afterAll(() => server.close());
 
   const keyed = { identity: identityDigest(base), generation: ["ci"], label: 'ApiKey "ci"' };
+  /** Ids read back after a create: a fresh answer needs none, a replay one. */
+  const readBacks: string[] = [];
   const createKey = () =>
     createOnce(
       keyed,
-      (idempotencyKey) =>
-        client.keys.create({ name: "ci", scopes: ["usage:read"] }, idempotencyKey ? { idempotencyKey } : {}),
+      (request) => client.keys.create({ name: "ci", scopes: ["usage:read"] }, request),
       async (id) => {
+        readBacks.push(id);
         try {
           return await client.keys.get(id);
         } catch (error) {
@@ -69,10 +71,17 @@ describe("writes checked after a replay", () => {
     );
 
   it("a create sent again replays the same object with its secret; once the object is gone it creates afresh", async () => {
+    readBacks.length = 0;
     const first = await createKey();
+    // The fresh answer is the object as the API holds it: no request reads it again.
+    expect(readBacks).toEqual([]);
+    expect(first.current).toBe(first.created);
     const again = await createKey();
     expect(again.created.id).toBe(first.created.id);
     expect(again.created.secret).toBe(first.created.secret);
+    // A replay may describe an object changed or gone since: it is read as it is now.
+    expect(readBacks).toEqual([first.created.id]);
+    expect(again.current).not.toBe(again.created);
 
     await client.keys.revoke(first.created.id);
     const redeclared = await createKey();

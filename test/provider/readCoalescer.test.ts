@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { type CoalescerOptions, ReadCoalescer, spendingAhead } from "../../provider/coalescer";
+import { type CoalescerOptions, ReadCoalescer } from "../../provider/coalescer";
 import type { Page } from "../../sdk";
 import { errorFromResponse } from "../../sdk/core/errors";
 
@@ -213,43 +213,28 @@ describe("coalesced reads", () => {
     expect(api.calls).toEqual({ pages: 3 + 2 + 159, gets: 0 });
   });
 
-  it("gather re-reads that trickle in while the key's budget is short, one page for all of them", async () => {
+  it("gather reads that arrive within the quiet period into one page, and no longer", async () => {
     vi.useFakeTimers();
     try {
-      for (const saving of [false, true]) {
-        const api = new FakeCollection({ saving: () => saving });
+      for (const apartMs of [10, 30]) {
+        const api = new FakeCollection();
         const first = Promise.all(api.create(450).map((id) => api.coalescer.read(id)));
         await vi.advanceTimersByTimeAsync(2_000);
         await first;
         const before = api.calls.pages;
         const reads: Promise<unknown>[] = [];
-        // Five creates finish 30 ms apart: longer than the usual quiet period, shorter than the saving one.
+        // Five replayed creates finish apart: closer than the 20 ms quiet period, or further.
         for (let created = 0; created < 5; created++) {
           const [id] = api.create(1);
           reads.push(api.coalescer.read(id!));
-          await vi.advanceTimersByTimeAsync(30);
+          await vi.advanceTimersByTimeAsync(apartMs);
         }
         await vi.advanceTimersByTimeAsync(2_000);
         await Promise.all(reads);
-        expect(api.calls.pages - before).toBe(saving ? 1 : 5);
+        expect(api.calls.pages - before).toBe(apartMs < 20 ? 1 : 5);
       }
     } finally {
       vi.useRealTimers();
     }
-  });
-});
-
-describe("spending ahead of the window", () => {
-  const window = (remaining: number, endsInMs: number) => ({ limit: 600, remaining, endsAt: 60_000 + endsInMs });
-  it("is true only once half the budget is gone, faster than the window's time by more than a tenth", () => {
-    const now = 60_000;
-    expect(spendingAhead(undefined, now)).toBe(false);
-    expect(spendingAhead({ limit: undefined, remaining: 0, endsAt: now + 1 }, now)).toBe(false);
-    // 10 s into the window (1/6 of it): far ahead of schedule, but less than half spent.
-    expect(spendingAhead(window(600 - 270, 50_000), now)).toBe(false);
-    expect(spendingAhead(window(600 - 330, 50_000), now)).toBe(true);
-    // Half-way through the window, 55 % spent is on schedule.
-    expect(spendingAhead(window(600 - 330, 30_000), now)).toBe(false);
-    expect(spendingAhead(window(10, 1_000), now)).toBe(false);
   });
 });

@@ -223,4 +223,16 @@ describe("deadlines and abort", () => {
     };
     await expect(client.proxyUsers.list({}, { onSend: throwing })).resolves.toHaveProperty("items");
   });
+
+  it("onAnswer tells a fresh answer from a replay, including the replay of the call's own lost reply", async () => {
+    const client = clientFor();
+    const answers: boolean[] = [];
+    const onAnswer = ({ replayed }: { replayed: boolean }) => answers.push(replayed);
+    await client.proxyUsers.create({ name: "answer-fresh" }, { onAnswer });
+    // The server commits the create and drops the reply; the retry under the same key is answered by a replay.
+    server.injectFault({ method: "POST", path: "/v1/proxy-users", kind: "reset", phase: "after" });
+    await client.proxyUsers.create({ name: "answer-lost" }, { onAnswer });
+    expect(answers).toEqual([false, true]);
+    expect(named(server.control.snapshot(), "proxyUsers", "answer-lost")).toHaveLength(1);
+  });
 });
