@@ -1,44 +1,36 @@
 import { randomUUID } from "node:crypto";
 import { type Dispatcher, request } from "undici";
-import {
-  type ApiError,
-  ConnectionError,
-  errorFromResponse,
-  ProxyError,
-  ResponseValidationError,
-  redact,
-  TimeoutError,
-} from "./errors";
+import { type ApiError, ConnectionError, errorFromResponse, ProxyError, redact, TimeoutError } from "./errors";
 import { Pacer, type RateGate } from "./pacer";
 import {
   backoffMs,
   isRetriableStatus,
   mayRetry,
-  parseIntHeader,
   parseRetryAfter,
-  RETRY_WINDOW_MS_DEFAULT,
   rateLimitWaitMs,
   retriableAfterAmbiguousFailure,
 } from "./retry";
 import { CallScope } from "./scope";
 import { Semaphore } from "./semaphore";
-import type {
-  Call,
-  ClientOptions,
-  RateLimitInfo,
-  RateLimitWindow,
-  RequestOptions,
-  TransportEvent,
-  TransportStats,
-} from "./types";
+import type { Call, ClientOptions, RateLimitWindow, RequestOptions, TransportEvent, TransportStats } from "./types";
+import {
+  describeCause,
+  type Headers,
+  header,
+  isConnectRefused,
+  notify,
+  parseAnswer,
+  rateLimitInfo,
+  resolveOptions,
+  type Settings,
+  urlFor,
+} from "./wire";
 
 export type * from "./types";
 
 type Attempt =
-  | { kind: "answer"; status: number; headers: Record<string, string | string[] | undefined>; text: string }
+  | { kind: "answer"; status: number; headers: Headers; text: string }
   | { kind: "network"; error: ConnectionError | TimeoutError; neverSent: boolean };
-
-const VERSION = "0.1.0";
 
 /**
  * The one request pipeline: concurrency slot → pacer → undici → validate, with retries around it.
@@ -48,19 +40,7 @@ export class Transport {
   readonly stats: TransportStats = { requests: 0, retries: 0, rateLimited: 0 };
   readonly baseUrl: string;
   readonly #apiKey: string;
-  readonly #options: Required<
-    Pick<
-      ClientOptions,
-      | "timeoutMs"
-      | "retryWindowMs"
-      | "retryAfterCapMs"
-      | "pacing"
-      | "userAgent"
-      | "retryBaseDelayMs"
-      | "retryMaxDelayMs"
-    >
-  > &
-    Pick<ClientOptions, "maxRetries">;
+  readonly #options: Settings;
   readonly #logger: ((event: TransportEvent) => void) | undefined;
   readonly #onWriteDone: (() => void) | undefined;
   readonly #dispatcher: Dispatcher | undefined;
@@ -78,16 +58,7 @@ export class Transport {
     }
     this.baseUrl = url.origin + url.pathname.replace(/\/+$/, "");
     this.#apiKey = options.apiKey;
-    this.#options = {
-      timeoutMs: options.timeoutMs ?? 30_000,
-      retryWindowMs: options.retryWindowMs ?? RETRY_WINDOW_MS_DEFAULT,
-      ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
-      retryAfterCapMs: options.retryAfterCapMs ?? 60_000,
-      pacing: options.pacing ?? true,
-      userAgent: options.userAgent ?? `pulumi-proxy-sdk/${VERSION} node/${process.version}`,
-      retryBaseDelayMs: options.retryBaseDelayMs ?? 500,
-      retryMaxDelayMs: options.retryMaxDelayMs ?? 8_000,
-    };
+    this.#options = resolveOptions(options);
     this.#logger = options.logger;
     this.#onWriteDone = options.onWriteDone;
     this.#dispatcher = options.dispatcher;
@@ -140,7 +111,7 @@ export class Transport {
         if (outcome.kind === "answer") {
           const { status, headers, text } = outcome;
           if (status >= 200 && status < 300) {
-            const parsed = this.#parse(call, text);
+            const parsed = parseAnswer(call, text, [this.#apiKey]);
             notify(() => options.onAnswer?.({ replayed: header(headers, "idempotent-replayed") === "true" }));
             return parsed;
           }
@@ -232,7 +203,7 @@ export class Transport {
       this.#emit({ type: "request", method, path, attempt, idempotencyKey });
       notify(onSend);
       started = Date.now();
-      const res = await request(this.#url(call), {
+      const res = await request(urlFor(this.baseUrl, call), {
         method,
         headers,
         body,
@@ -240,7 +211,7 @@ export class Transport {
         ...(this.#dispatcher ? { dispatcher: this.#dispatcher } : {}),
       });
       const text = await res.body.text();
-      const rateLimit = this.#rateLimitInfo(res.headers);
+      const rateLimit = rateLimitInfo(res.headers);
       if (paced) {
         if (rateLimit) this.#pacer.observe({ ...rateLimit, receivedAt: Date.now() });
         else this.#pacer.unpaced();
@@ -265,7 +236,7 @@ export class Transport {
       const neverSent = !timedOut && isConnectRefused(cause);
       const error = timedOut
         ? (attemptAbort.signal.reason as TimeoutError)
-        : new ConnectionError(`${method} ${path}: connection failed (${describe(cause)})`, { cause });
+        : new ConnectionError(`${method} ${path}: connection failed (${describeCause(cause)})`, { cause });
       this.#emit({
         type: "network_error",
         method,
@@ -284,44 +255,6 @@ export class Transport {
     }
   }
 
-  #parse<T>(call: Call<T>, text: string): T {
-    if (!call.schema) return undefined as T;
-    const where = `${call.method} ${call.path}`;
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new ResponseValidationError(`${where}: the answer is not JSON`, []);
-    }
-    const parsed = call.schema.safeParse(json);
-    if (parsed.success) return parsed.data;
-    const issues = parsed.error.issues.map((i) => ({
-      path: i.path.map(String).join(".") || "(body)",
-      message: redact(i.message, [this.#apiKey]),
-    }));
-    const summary = issues
-      .slice(0, 3)
-      .map((i) => `${i.path}: ${i.message}`)
-      .join("; ");
-    throw new ResponseValidationError(`${where}: the answer does not match the schema (${summary})`, issues);
-  }
-
-  #url(call: Call<unknown>): string {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(call.query ?? {})) {
-      if (value !== undefined && value !== null) params.append(name, String(value));
-    }
-    const qs = params.toString();
-    return `${this.baseUrl}${call.path}${qs ? `?${qs}` : ""}`;
-  }
-
-  #rateLimitInfo(headers: Record<string, string | string[] | undefined>): RateLimitInfo | undefined {
-    const remaining = parseIntHeader(header(headers, "x-ratelimit-remaining"));
-    const resetSeconds = parseIntHeader(header(headers, "x-ratelimit-reset"));
-    if (remaining === undefined || resetSeconds === undefined) return undefined;
-    return { limit: parseIntHeader(header(headers, "x-ratelimit-limit")), remaining, resetSeconds };
-  }
-
   #backoff(attempt: number): number {
     return backoffMs(attempt, { baseMs: this.#options.retryBaseDelayMs, maxMs: this.#options.retryMaxDelayMs });
   }
@@ -329,28 +262,4 @@ export class Transport {
   #emit(event: TransportEvent): void {
     if (this.#logger) notify(() => this.#logger?.(event));
   }
-}
-
-function notify(hook: (() => void) | undefined): void {
-  try {
-    hook?.();
-  } catch {
-    // A broken hook must not break the call.
-  }
-}
-
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function isConnectRefused(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === "ECONNREFUSED";
-}
-
-function describe(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  const message = err instanceof Error ? err.message : String(err);
-  return typeof code === "string" ? `${code}: ${message}` : message;
 }
