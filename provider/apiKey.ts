@@ -180,4 +180,5 @@ async function repairSecret(id: string, stored: Stored, inputs: Inputs): Promise
 
 export type ApiKeyArgs = d.ArgsOf<typeof apiKey>;
 /** A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state. */
-export class ApiKey extends d.resourceClass(apiKey, stubs, "ApiKey") {}
+export const ApiKey = d.resourceClass(apiKey, stubs, "ApiKey");
+export type ApiKey = InstanceType<typeof ApiKey>;

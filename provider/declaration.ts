@@ -51,7 +51,9 @@ export type StoredOf<D extends Declaration> = Omit<InputsOf<D>, keyof OutputValu
 export type StateOf<D extends Declaration> = InputsOf<D> & Omit<OutputValues<D>, keyof InputsOf<D>>;
 
 /**
- * The resource class of a declaration. Its constructor registers every declared output, so
+ * The resource class of a declaration, exported as it is (`export const ProxyUser = resourceClass(…)`):
+ * a subclass of it would add a constructor frame to the stack trace the engine stores with every
+ * resource, and the engine rewrites all of them after every step. Its constructor registers every declared output, so
  * `resource.<output>` exists even when the matching input was omitted, overlaid by the args; since
  * state carries every one of them (null where unset), none shows as unknown in a preview.
  */
@@ -66,7 +68,7 @@ export function resourceClass<D extends Declaration>(
 ) => pulumi.dynamic.Resource & OutputsOf<D> {
   const outputs = Object.fromEntries(Object.keys(declaration.outputs).map((key) => [key, undefined]));
   const secrets = declaration.secretOutputs;
-  return class extends pulumi.dynamic.Resource {
+  const resource = class extends pulumi.dynamic.Resource {
     constructor(name: string, args: ArgsOf<D>, opts?: pulumi.CustomResourceOptions) {
       refusePlaintextApiKey();
       const additionalSecretOutputs = [...secrets, ...(opts?.additionalSecretOutputs ?? [])];
@@ -74,19 +76,25 @@ export function resourceClass<D extends Declaration>(
       const identity = { [IDENTITY_INPUT]: resourceIdentity(`proxy:${type}`, name, opts?.parent) };
       super(provider, name, { ...outputs, ...args, ...identity }, { ...opts, additionalSecretOutputs }, "proxy", type);
     }
-  } as never;
+  };
+  Object.defineProperty(resource, "name", { value: type });
+  return resource as never;
 }
 
 /**
  * State to store: the inputs, then the outputs (which win where both name a property). Absent
- * inputs are left out: the engine's wire format has no "undefined".
+ * inputs are left out: the engine's wire format has no "undefined". The hidden identity stays an
+ * input only: every write it keys starts from the inputs, and the engine rewrites the whole state
+ * after every step, so each byte a resource stores is paid for once per step of the stack.
  */
 export function stateOf<D extends Declaration>(
   _declaration: D,
   inputs: InputsOf<D>,
   outputs: OutputValues<D>,
 ): StoredOf<D> {
-  const state = Object.entries({ ...inputs, ...outputs }).filter(([, value]) => value !== undefined);
+  const state = Object.entries({ ...inputs, ...outputs }).filter(
+    ([key, value]) => value !== undefined && key !== IDENTITY_INPUT,
+  );
   return Object.fromEntries(state) as StoredOf<D>;
 }
 

@@ -174,4 +174,5 @@ export const ipAllocationHandler = d.handlerFor(ipAllocation, {
 
 export type IpAllocationArgs = d.ArgsOf<typeof ipAllocation>;
 /** An allocated ISP or dedicated address. The resource id is the stable allocation id; `ip` may change. */
-export class IpAllocation extends d.resourceClass(ipAllocation, stubs, "IpAllocation") {}
+export const IpAllocation = d.resourceClass(ipAllocation, stubs, "IpAllocation");
+export type IpAllocation = InstanceType<typeof IpAllocation>;

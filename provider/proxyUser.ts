@@ -156,4 +156,5 @@ async function adopt(inputs: Inputs, id: string): Promise<pulumi.dynamic.CreateR
 
 export type ProxyUserArgs = d.ArgsOf<typeof proxyUser>;
 /** A gateway login with traffic ceilings. The gateway password is a secret output. */
-export class ProxyUser extends d.resourceClass(proxyUser, stubs, "ProxyUser") {}
+export const ProxyUser = d.resourceClass(proxyUser, stubs, "ProxyUser");
+export type ProxyUser = InstanceType<typeof ProxyUser>;
