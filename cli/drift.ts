@@ -41,7 +41,8 @@ function propertyDiffs(
   prefix = "",
 ): PropertyDrift[] {
   const keys = [...new Set([...Object.keys(recorded), ...Object.keys(actual)])]
-    .filter((key) => key !== "__provider")
+    // __provider and __identity are the provider's plumbing, not properties a user declared or reads.
+    .filter((key) => !key.startsWith("__"))
     .sort();
   return keys.flatMap((key) => {
     const path = prefix ? `${prefix}.${key}` : key;

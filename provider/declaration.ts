@@ -151,7 +151,15 @@ export function handlerFor<D extends Declaration>(declaration: D, rules: Resourc
       return { changes: updates.length + replaces.length > 0, replaces, deleteBeforeReplace: false };
     },
     create: (inputs: InputsOf<D>) => rules.create(inputs),
-    read: (id: string, olds: Upgraded<D>) => rules.read(id, upgrade(olds)),
+    async read(id: string, olds: Upgraded<D>) {
+      const found = await rules.read(id, upgrade(olds));
+      // State written before the identity left the outputs keeps it through a refresh, so upgrading
+      // the package shows no change on refresh; the next update drops it.
+      const kept = olds?.[IDENTITY_INPUT];
+      return found.props && kept !== undefined
+        ? { ...found, props: { ...found.props, [IDENTITY_INPUT]: kept } }
+        : found;
+    },
     update: (id: string, olds: Upgraded<D>, news: InputsOf<D>) => rules.update(id, upgrade(olds), news),
     delete: (id: string, olds: Upgraded<D>) => rules.delete(id, upgrade(olds)),
   };

@@ -15,7 +15,8 @@ const earlierReleaseProvider: pulumi.dynamic.ResourceProvider = {
   async create(inputs) {
     const created = await require("pulumi-proxy/runtime").handlers.proxyUser.create({ ...inputs, enabled: true });
     const { disabledOutOfBand: _dropped, updatedAt: _alsoDropped, ...outs } = created.outs;
-    return { id: created.id, outs: { ...outs, limits: { dailyGb: inputs.limits.dailyGb } } };
+    // Earlier releases also stored the hidden identity among the outputs.
+    return { id: created.id, outs: { ...outs, limits: { dailyGb: inputs.limits.dailyGb }, __identity: "id1_earlier" } };
   },
   async delete(id, props) {
     await require("pulumi-proxy/runtime").handlers.proxyUser.delete(id, props);
@@ -61,6 +62,12 @@ describe("state written by an earlier release", () => {
     expect((await stack.preview()).changeSummary).toEqual({ same: 2 });
     expect((await stack.up()).summary.resourceChanges).toEqual({ same: 2 });
     expect((await stack.preview({ refresh: true })).changeSummary).toEqual({ same: 2 });
+    // A refresh keeps what the earlier release stored of the identity, so upgrading shows no drift.
+    await stack.refresh();
+    const refreshed = (await stack.exportStack()).deployment.resources.find((r: { type: string }) =>
+      r.type.endsWith(":ProxyUser"),
+    );
+    expect(refreshed.outputs.__identity).toBe("id1_earlier");
     await stack.destroy();
     await expect(api.proxyUsers.get(id)).rejects.toMatchObject({ status: 404 });
   });
