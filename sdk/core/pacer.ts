@@ -161,39 +161,50 @@ export class Pacer implements RateGate {
           const i = this.#queue.indexOf(waiter);
           if (i >= 0) this.#queue.splice(i, 1);
           reject(signal?.reason);
-          this.#pump();
+          this.pump();
         },
       };
       signal?.addEventListener("abort", waiter.onAbort, { once: true });
       this.#queue.push(waiter);
-      this.#pump();
+      this.pump();
     });
   }
 
   observe(obs: RateObservation): void {
     onObservation(this.state, obs);
-    this.#pump();
+    this.pump();
   }
 
   lost(): void {
     onLost(this.state);
-    this.#pump();
+    this.pump();
   }
 
   unpaced(): void {
     onUnpaced(this.state);
-    this.#pump();
+    this.pump();
   }
 
   rateLimited(waitMs: number): void {
     onRateLimited(this.state, this.#now() + waitMs);
-    this.#pump();
+    this.pump();
   }
 
-  #pump(): void {
+  /** The schedule: may the next queued request go at `now`? (The bench's old pacer overrides it.) */
+  protected decide(now: number): Decision {
+    return decide(this.state, now, this.#reserve);
+  }
+
+  /** Book-keeping once a request is let through. */
+  protected dispatched(_now: number): void {
+    onDispatch(this.state);
+  }
+
+  /** Lets through every queued request the schedule allows, and arms a timer for the next one. */
+  protected pump(): void {
     while (this.#queue.length > 0) {
       const now = this.#now();
-      const decision = decide(this.state, now, this.#reserve);
+      const decision = this.decide(now);
       if (decision.kind === "event") {
         this.#clearTimer();
         return;
@@ -204,7 +215,7 @@ export class Pacer implements RateGate {
       }
       const waiter = this.#queue.shift()!;
       waiter.signal?.removeEventListener("abort", waiter.onAbort);
-      onDispatch(this.state);
+      this.dispatched(now);
       waiter.resolve();
     }
     this.#clearTimer();
@@ -217,7 +228,7 @@ export class Pacer implements RateGate {
     this.#timer = setTimeout(
       () => {
         this.#timer = undefined;
-        this.#pump();
+        this.pump();
       },
       Math.max(1, Math.ceil(at - this.#now())),
     );
