@@ -5,8 +5,8 @@ import { unlessGone } from "./shared";
 /**
  * Coalesced reads. A refresh asks the provider process for every resource, and `create` re-reads
  * what a replayed answer describes (a fresh answer needs no read: see exactlyOnce.ts); one GET each
- * would spend the key's 600 requests a minute on reads. Reads are instead
- * answered from walks of the collection's list (200 per page), and from what those walks showed.
+ * would spend the key's 600 requests a minute on reads. Reads are instead answered from walks of the
+ * collection's list (200 per page), and from what those walks showed.
  *
  * Freshness: a read reflects every write this provider process made before it, and everything
  * anyone did before the operation began. A read's ticket is the number of writes the process had

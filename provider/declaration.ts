@@ -51,11 +51,13 @@ export type StoredOf<D extends Declaration> = Omit<InputsOf<D>, keyof OutputValu
 export type StateOf<D extends Declaration> = InputsOf<D> & Omit<OutputValues<D>, keyof InputsOf<D>>;
 
 /**
- * The resource class of a declaration, exported as it is (`export const ProxyUser = resourceClass(…)`):
- * a subclass of it would add a constructor frame to the stack trace the engine stores with every
- * resource, and the engine rewrites all of them after every step. Its constructor registers every declared output, so
+ * The resource class of a declaration. Its constructor registers every declared output, so
  * `resource.<output>` exists even when the matching input was omitted, overlaid by the args; since
  * state carries every one of them (null where unset), none shows as unknown in a preview.
+ *
+ * Exported as it is (`export const ProxyUser = resourceClass(…)`), not subclassed: a subclass adds a
+ * constructor frame to the stack trace the engine stores with every resource, and the engine
+ * rewrites every resource's state after every step.
  */
 export function resourceClass<D extends Declaration>(
   declaration: D,
