@@ -165,12 +165,13 @@ async function realRun(
   }
 }
 
+type Phase = "up" | "refresh" | "destroy";
 const quicker = (a: Measured, b: Measured) => (b.seconds < a.seconds ? b : a);
 
 /**
  * The stack and its no-op twin, `rounds` times, the order swapped each round (no-op first, then the
  * real stack first), and for each phase the quickest of each. Two runs of the same stack minutes apart
- * differ by up to a third on this machine (the engine's checkpoints dominate and their cost wanders), so
+ * differ by up to half on this machine (the engine's checkpoints dominate and their cost wanders), so
  * one run of each would mostly measure that noise; best-of on both sides treats them alike.
  */
 export async function benchStack(
@@ -191,42 +192,36 @@ export async function benchStack(
   log(
     `${shape.label}: ${resources} resources, parallel ${describeParallel(parallel)}${crowded}${envNote}, best of ${rounds}`,
   );
-  let noop: Awaited<ReturnType<typeof engineFloor>> | undefined;
-  let real: Awaited<ReturnType<typeof realRun>> | undefined;
-  const floorRound = async () => {
+  const floors: Awaited<ReturnType<typeof engineFloor>>[] = [];
+  const reals: Awaited<ReturnType<typeof realRun>>[] = [];
+  const runFloor = async () => {
     const next = await engineFloor(binDir, installed, shape, parallel, env);
     log(
       `engine floor (no-op provider): up ${next.floor.up.toFixed(1)} s, refresh ${next.floor.refresh.toFixed(1)} s, destroy ${next.floor.destroy.toFixed(1)} s, provider ${next.providerMb} MiB`,
     );
-    const best = (phase: "up" | "refresh" | "destroy") => Math.min(next.floor[phase], noop?.floor[phase] ?? Infinity);
-    noop = { ...next, floor: { up: best("up"), refresh: best("refresh"), destroy: best("destroy") } };
+    floors.push(next);
   };
-  const realRound = async () => {
-    const next = await realRun(binDir, installed, shape, parallel, crowd, env);
-    real = real
-      ? {
-          ...next,
-          up: quicker(real.up, next.up),
-          refresh: quicker(real.refresh, next.refresh),
-          destroy: quicker(real.destroy, next.destroy),
-        }
-      : next;
+  const runReal = async () => {
+    reals.push(await realRun(binDir, installed, shape, parallel, crowd, env));
   };
-  for (let round = 0; round < rounds; round++) {
-    for (const run of round % 2 === 0 ? [floorRound, realRound] : [realRound, floorRound]) await run();
+  for (let round = 0; round < Math.max(1, rounds); round++) {
+    for (const run of round % 2 === 0 ? [runFloor, runReal] : [runReal, runFloor]) await run();
   }
-  if (!noop || !real) throw new Error("benchStack needs at least one round");
+  const noop = floors[0]!;
+  const real = reals[0]!;
+  const fastestFloor = (phase: Phase) => Math.min(...floors.map((run) => run.floor[phase]));
+  const fastest = (phase: Phase) => reals.map((run) => run[phase]).reduce(quicker);
   return {
     shape,
     resources,
     parallel,
-    engineFloor: noop.floor,
+    engineFloor: { up: fastestFloor("up"), refresh: fastestFloor("refresh"), destroy: fastestFloor("destroy") },
     crowd,
     env,
-    up: real.up,
+    up: fastest("up"),
     previewRequests: real.previewRequests,
-    refresh: real.refresh,
-    destroy: real.destroy,
+    refresh: fastest("refresh"),
+    destroy: fastest("destroy"),
     state: {
       ...real.state,
       noopBytesPerResource: noop.state.bytesPerResource,
