@@ -15,11 +15,11 @@ import { Semaphore } from "./semaphore";
 import type { Call, ClientOptions, RateLimitWindow, RequestOptions, TransportEvent, TransportStats } from "./types";
 import {
   describeCause,
-  type Headers,
   header,
   isConnectRefused,
   notify,
   parseAnswer,
+  type ResponseHeaders,
   rateLimitInfo,
   resolveOptions,
   type Settings,
@@ -29,7 +29,7 @@ import {
 export type * from "./types";
 
 type Attempt =
-  | { kind: "answer"; status: number; headers: Headers; text: string }
+  | { kind: "answer"; status: number; headers: ResponseHeaders; text: string }
   | { kind: "network"; error: ConnectionError | TimeoutError; neverSent: boolean };
 
 /**

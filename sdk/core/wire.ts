@@ -31,9 +31,9 @@ export function resolveOptions(options: ClientOptions): Settings {
   };
 }
 
-export type Headers = Record<string, string | string[] | undefined>;
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
-export function header(headers: Headers, name: string): string | undefined {
+export function header(headers: ResponseHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -47,7 +47,7 @@ export function urlFor(baseUrl: string, call: Call<unknown>): string {
   return `${baseUrl}${call.path}${qs ? `?${qs}` : ""}`;
 }
 
-export function rateLimitInfo(headers: Headers): RateLimitInfo | undefined {
+export function rateLimitInfo(headers: ResponseHeaders): RateLimitInfo | undefined {
   const remaining = parseIntHeader(header(headers, "x-ratelimit-remaining"));
   const resetSeconds = parseIntHeader(header(headers, "x-ratelimit-reset"));
   if (remaining === undefined || resetSeconds === undefined) return undefined;
