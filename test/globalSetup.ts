@@ -1,6 +1,6 @@
-import { execFileSync } from "node:child_process";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
+import { build } from "../tools/build.mjs";
 import { provisionPulumi } from "../tools/provision-pulumi.mjs";
 import { ensureSelfLink } from "../tools/self-link.mjs";
 
@@ -10,22 +10,15 @@ declare module "vitest" {
   }
 }
 
-const repoRoot = path.resolve(__dirname, "..");
-
 /**
  * Engine tests run the provider the way users do: the dynamic-provider process loads the compiled
- * package through node_modules, so it is built first. Every engine test runs the real CLI, so a
- * provisioning failure fails the run instead of skipping tests.
+ * package through node_modules, so it is built first, and stamped: a test that runs `npm run demo`
+ * then finds dist/ fresh instead of recompiling it under the engine tests that load it meanwhile.
+ * Every engine test runs the real CLI, so a provisioning failure fails the run instead of skipping
+ * tests.
  */
 export default async function setup(project: TestProject): Promise<void> {
-  execFileSync(
-    process.execPath,
-    [path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"],
-    {
-      cwd: repoRoot,
-      stdio: "inherit",
-    },
-  );
+  build();
   ensureSelfLink();
   const cli = await provisionPulumi();
   process.env.PATH = `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}`;

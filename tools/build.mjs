@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const SOURCE_DIRS = ["sdk", "provider", "server", "tools", "demo", "cli", "bench"];
+export const SOURCE_DIRS = ["sdk", "provider", "server", "tools", "demo", "cli", "bench"];
 const SOURCE_FILES = ["tsconfig.json", "tsconfig.build.json", "package.json", "package-lock.json"];
 export const STAMP = path.join(repoRoot, "dist", ".build-stamp");
 
@@ -35,11 +35,11 @@ export function distIsFresh() {
   return built >= newest;
 }
 
-export function buildIfStale() {
-  if (distIsFresh()) return false;
-  const started = Date.now();
-  process.stderr.write("[build] compiling TypeScript into dist/ (sources changed since the last build)\n");
-  // The stamp's time is taken before compiling, so a source saved during the build counts as newer.
+/**
+ * Compiles into dist/ and stamps it. The stamp's time is taken before compiling, so a source saved
+ * during the build counts as newer.
+ */
+export function build() {
   const stampTime = new Date();
   execFileSync(
     process.execPath,
@@ -51,6 +51,13 @@ export function buildIfStale() {
   );
   fs.writeFileSync(STAMP, "");
   fs.utimesSync(STAMP, stampTime, stampTime);
+}
+
+export function buildIfStale() {
+  if (distIsFresh()) return false;
+  const started = Date.now();
+  process.stderr.write("[build] compiling TypeScript into dist/ (sources changed since the last build)\n");
+  build();
   process.stderr.write(`[build] done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return true;
 }

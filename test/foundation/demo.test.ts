@@ -1,10 +1,12 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { describe, expect, it, vi } from "vitest";
 import { ResourceTally } from "../../demo/support";
+import { SOURCE_DIRS } from "../../tools/build.mjs";
 import { REPO_ROOT } from "../support/pulumi";
 
 function created(type: string, name: string): EngineEvent {
@@ -36,20 +38,41 @@ describe("npm run demo", () => {
   });
 
   it("builds only when a source is newer than dist/, and says when it does", async () => {
-    const build = () => promisify(execFile)(process.execPath, [path.join(REPO_ROOT, "tools", "build.mjs")]);
-    await build();
-    const stamp = path.join(REPO_ROOT, "dist", ".build-stamp");
-    const builtAt = fs.statSync(stamp).mtimeMs;
-    const again = await build();
-    expect(again.stderr).toBe("");
-    expect(fs.statSync(stamp).mtimeMs).toBe(builtAt);
+    // The real build script, copied into a one-file project: it rebuilds the dist/ beside itself, and the
+    // repository's own dist/ must not be rewritten while other test files load it.
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-build-"));
+    try {
+      for (const dir of [...SOURCE_DIRS, "dist"]) fs.mkdirSync(path.join(root, dir));
+      fs.cpSync(path.join(REPO_ROOT, "tools", "build.mjs"), path.join(root, "tools", "build.mjs"));
+      fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(root, "node_modules"), "dir");
+      const source = path.join(root, "demo", "main.ts");
+      fs.writeFileSync(source, "export const answer: number = 42;\n");
+      const tsconfig = {
+        compilerOptions: { rootDir: ".", outDir: "dist", module: "commonjs", strict: true },
+        include: ["demo"],
+      };
+      fs.writeFileSync(path.join(root, "tsconfig.build.json"), JSON.stringify(tsconfig));
+      const build = () => promisify(execFile)(process.execPath, [path.join(root, "tools", "build.mjs")]);
 
-    // A source saved after the build makes the next run compile, and say so.
-    const source = path.join(REPO_ROOT, "demo", "main.ts");
-    const later = new Date(builtAt + 5_000);
-    fs.utimesSync(source, later, later);
-    const rebuilt = await build();
-    expect(rebuilt.stderr).toContain("[build] compiling TypeScript into dist/");
-    expect(fs.statSync(stamp).mtimeMs).toBeGreaterThan(builtAt);
+      const first = await build();
+      expect(first.stderr).toContain("[build] compiling TypeScript into dist/");
+      expect(fs.readFileSync(path.join(root, "dist", "demo", "main.js"), "utf8")).toContain("42");
+      const stamp = path.join(root, "dist", ".build-stamp");
+      const builtAt = fs.statSync(stamp).mtimeMs;
+      const again = await build();
+      expect(again.stderr).toBe("");
+      expect(fs.statSync(stamp).mtimeMs).toBe(builtAt);
+
+      // A source saved after the build makes the next run compile, and say so.
+      fs.writeFileSync(source, "export const answer: number = 43;\n");
+      const later = new Date(builtAt + 5_000);
+      fs.utimesSync(source, later, later);
+      const rebuilt = await build();
+      expect(rebuilt.stderr).toContain("[build] compiling TypeScript into dist/");
+      expect(fs.statSync(stamp).mtimeMs).toBeGreaterThan(builtAt);
+      expect(fs.readFileSync(path.join(root, "dist", "demo", "main.js"), "utf8")).toContain("43");
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });
