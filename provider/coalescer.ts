@@ -1,4 +1,4 @@
-import type { Page } from "../sdk";
+import { ApiError, ConnectionError, type Page, TimeoutError } from "../sdk";
 import { OpenReads, type Waiter } from "./openReads";
 import { unlessGone } from "./shared";
 
@@ -135,12 +135,15 @@ export class ReadCoalescer<T extends { id: string }> {
       // Reads whose writes came after the walk's first page need a newer walk: the next round takes them.
       this.#queue.unshift(...left.filter((waiter) => waiter.ticket > pass.firstMark));
       await this.#getEach(left.filter((waiter) => waiter.ticket <= pass.firstMark));
-    } catch {
-      // A failed page: walking is only an optimisation, so each read makes (and reports) its own GET.
-      // The tail cursor may be what failed (one the API no longer honours): start over from the top.
+    } catch (error) {
       this.#tailCursor = undefined;
       this.#walk = undefined;
-      await this.#getEach(open.takeAll());
+      // The page's call gave up only after its whole retry window: a GET per read would wait that long
+      // again, against the same API, for the same answer.
+      if (unavailable(error)) for (const waiter of open.takeAll()) waiter.reject(error);
+      // A page refused (a cursor the API no longer honours, or a malformed item): walking is only an
+      // optimisation, so each read makes (and reports) its own GET, and the next walk starts from the top.
+      else await this.#getEach(open.takeAll());
     } finally {
       await unseen;
     }
@@ -214,6 +217,12 @@ export class ReadCoalescer<T extends { id: string }> {
       }),
     );
   }
+}
+
+/** No answer, or only answers that say to come back later (5xx, 429), for as long as the SDK retried. */
+function unavailable(error: unknown): boolean {
+  if (error instanceof ConnectionError || error instanceof TimeoutError) return true;
+  return error instanceof ApiError && (error.status >= 500 || error.status === 429);
 }
 
 function sleep(ms: number): Promise<void> {

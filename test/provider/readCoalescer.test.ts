@@ -16,7 +16,8 @@ interface Item {
 class FakeCollection {
   readonly records = new Map<string, { seq: number; version: number }>();
   readonly calls = { pages: 0, gets: 0 };
-  failPages = false;
+  /** Every page answers this status instead, as the SDK throws it once its retries are spent. */
+  failPages: 400 | 503 | undefined;
   /** Cursors carry the epoch they were issued in; `expireCursors` makes every earlier one unusable. */
   #epoch = 0;
   readonly failGets = new Set<string>();
@@ -61,9 +62,9 @@ class FakeCollection {
     this.calls.pages += 1;
     if (this.holdPages) await new Promise<void>((resolve) => this.#held.push(resolve));
     onSend();
-    if (this.failPages) throw new Error("503 from the list");
+    if (this.failPages) throw listError(this.failPages, "the list failed");
     const [seq, epoch] = (cursor ?? `0.${this.#epoch}`).split(".").map(Number);
-    if (epoch !== this.#epoch) throw new Error("400: cursor has expired");
+    if (epoch !== this.#epoch) throw listError(400, "cursor has expired");
     const after = seq!;
     const live = [...this.records.entries()].filter(([, record]) => record.seq > after);
     const items = live.slice(0, 200).map(([id, record]) => ({ id, version: record.version }));
@@ -90,6 +91,18 @@ class FakeCollection {
     }
     return { id, version: record.version };
   }
+}
+
+function listError(status: number, message: string) {
+  const text = JSON.stringify({ error: { code: status === 400 ? "invalid_request" : "internal", message } });
+  return errorFromResponse({
+    method: "GET",
+    path: "/v1/proxy-users",
+    status,
+    text,
+    requestId: "req_2",
+    retryAfterSeconds: undefined,
+  });
 }
 
 describe("coalesced reads", () => {
@@ -176,17 +189,30 @@ describe("coalesced reads", () => {
     expect(api.calls).toEqual({ pages: 4, gets: 0 });
   });
 
-  it("fall back to one GET per read when a page fails, each read failing on its own", async () => {
+  it("fall back to one GET per read when a page is refused, each read failing on its own", async () => {
     const api = new FakeCollection();
     const ids = api.create(10);
     api.records.delete(ids[0]!);
-    api.failPages = true;
+    api.failPages = 400;
     api.failGets.add(ids[1]!);
     const found = await Promise.allSettled(ids.map((id) => api.coalescer.read(id)));
     expect(found[0]).toEqual({ status: "fulfilled", value: undefined });
     expect(found[1]).toMatchObject({ status: "rejected", reason: { message: `connection reset reading ${ids[1]}` } });
     expect(found.slice(2).map((result) => result.status === "fulfilled" && result.value?.id)).toEqual(ids.slice(2));
     expect(api.calls).toEqual({ pages: 1, gets: 10 });
+  });
+
+  it("fail every open read with a page that got no usable answer, rather than wait out the retries again per GET", async () => {
+    const api = new FakeCollection();
+    const ids = api.create(10);
+    api.failPages = 503;
+    const found = await Promise.allSettled(ids.map((id) => api.coalescer.read(id)));
+    for (const result of found) expect(result).toMatchObject({ status: "rejected", reason: { status: 503 } });
+    expect(api.calls).toEqual({ pages: 1, gets: 0 });
+    // The API back, the next reads walk again from the top.
+    api.failPages = undefined;
+    expect((await Promise.all(ids.map((id) => api.coalescer.read(id)))).map((item) => item?.id)).toEqual(ids);
+    expect(api.calls).toEqual({ pages: 2, gets: 0 });
   });
 
   it("drop a tail cursor the API no longer honours, answering by GETs and then by walks from the start", async () => {
