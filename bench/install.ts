@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import { BENCH_ROOT, REPO_ROOT, STACKS_DIR } from "./harness";
+import { REPLAY_PROVIDER, type Recorded, recordForReplay } from "./replay";
 
 /**
  * The stack benchmarks load the provider the way a user's program does: from a real folder in
@@ -13,6 +14,7 @@ import { BENCH_ROOT, REPO_ROOT, STACKS_DIR } from "./harness";
  * Layout, under a folder the tests never use (their stacks must keep resolving the self-link):
  *   .pulumi-proxy/bench/node_modules/pulumi-proxy       package.json and the built provider and SDK
  *   .pulumi-proxy/bench/node_modules/pulumi-proxy-noop  the no-op provider of the engine floor
+ *   .pulumi-proxy/bench/node_modules/pulumi-proxy-replay  the same-state floor's provider (replay.ts)
  *   .pulumi-proxy/bench/stacks/<stack>                  work folders; the provider process resolves both from here
  * Dependencies (@pulumi/pulumi, undici, zod) resolve from the repository's node_modules.
  */
@@ -32,6 +34,18 @@ module.exports = {
 export interface Installed {
   provider: typeof import("../provider");
   noopProvider: pulumi.dynamic.ResourceProvider;
+  replayProvider: pulumi.dynamic.ResourceProvider;
+  /** Records a real stack's exported state for the replay provider to give back. */
+  recordForReplay(deployment: object): Recorded;
+}
+
+/** A package in the bench's node_modules holding one provider module, so state stores one require() line. */
+function providerPackage(name: string, source: string): string {
+  const dir = path.join(MODULES, name);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name, version: "0.0.0", main: "index.js" }));
+  fs.writeFileSync(path.join(dir, "index.js"), source);
+  return dir;
 }
 
 export function installForBench(): Installed {
@@ -42,17 +56,16 @@ export function installForBench(): Installed {
   }
   fs.copyFileSync(path.join(REPO_ROOT, "package.json"), path.join(packageDir, "package.json"));
 
-  const noopDir = path.join(MODULES, "pulumi-proxy-noop");
-  fs.mkdirSync(noopDir, { recursive: true });
-  fs.writeFileSync(
-    path.join(noopDir, "package.json"),
-    JSON.stringify({ name: "pulumi-proxy-noop", version: "0.0.0", main: "index.js" }),
-  );
-  fs.writeFileSync(path.join(noopDir, "index.js"), NOOP_PROVIDER);
+  const noopDir = providerPackage("pulumi-proxy-noop", NOOP_PROVIDER);
+  const replayDir = providerPackage("pulumi-proxy-replay", REPLAY_PROVIDER);
+  // Nothing recorded yet: this process only serializes the provider; provider processes read the record.
+  recordForReplay({}, replayDir);
   fs.mkdirSync(STACKS_DIR, { recursive: true });
 
   return {
     provider: require(packageDir) as typeof import("../provider"),
     noopProvider: require(noopDir) as pulumi.dynamic.ResourceProvider,
+    replayProvider: require(replayDir) as pulumi.dynamic.ResourceProvider,
+    recordForReplay: (deployment) => recordForReplay(deployment, replayDir),
   };
 }

@@ -1,11 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { PulumiFn } from "@pulumi/pulumi/automation";
 import type { Installed } from "./install";
+import type { Recorded } from "./replay";
 
 /**
- * The stacks the benchmarks deploy, each in two builds: the real resources, and the same resources
- * (names, types, inputs) behind a provider that does nothing. The second measures what the engine
- * itself costs: the floor no provider can go below.
+ * The stacks the benchmarks deploy, each in three builds: the real resources; the same resources
+ * (names, types, inputs) behind a provider that does nothing, which measures what the engine itself
+ * costs, the floor no provider can go below; and the same again behind a provider that replays the
+ * state a real run left (replay.ts), which adds what checkpointing the real outputs costs the engine.
  */
 
 export interface StackShape {
@@ -53,16 +55,59 @@ export function realProgram(installed: Installed, shape: StackShape): PulumiFn {
   };
 }
 
-export function noopProgram(installed: Installed, shape: StackShape): PulumiFn {
-  class Noop extends pulumi.dynamic.Resource {
-    constructor(name: string, type: string, args: Record<string, unknown>) {
-      super(installed.noopProvider, name, args, {}, "proxy", type);
-    }
+/** The twins' resources: the real classes' type tokens, with a provider of the twin's own. */
+class Twin extends pulumi.dynamic.Resource {
+  constructor(
+    provider: pulumi.dynamic.ResourceProvider,
+    name: string,
+    type: string,
+    args: Record<string, unknown>,
+    options: pulumi.CustomResourceOptions = {},
+  ) {
+    super(provider, name, args, options, "proxy", type);
   }
+}
+
+/** What a twin adds to a resource's inputs and options, by resource name. */
+type Extra = (name: string) => { inputs?: Record<string, unknown>; options?: pulumi.CustomResourceOptions };
+
+/**
+ * The real stack's names, types and inputs behind `provider`. Each resource is constructed right here,
+ * as the real program constructs its own, so both record stack traces of the same depth in the state.
+ */
+function twinProgram(
+  shape: StackShape,
+  provider: pulumi.dynamic.ResourceProvider,
+  extra: Extra = () => ({}),
+): PulumiFn {
+  const args = (name: string, own: Record<string, unknown>) => ({ ...own, ...extra(name).inputs });
+  const options = (name: string) => extra(name).options ?? {};
   return async () => {
-    for (let i = 0; i < shape.users; i++) new Noop(`user-${pad(i)}`, "ProxyUser", userArgs(i));
-    for (let i = 0; i < shape.keys; i++) new Noop(`key-${pad(i)}`, "ApiKey", keyArgs(i));
-    for (let i = 0; i < shape.ips; i++) new Noop(`ip-${pad(i)}`, "IpAllocation", ipArgs(i));
+    for (let i = 0; i < shape.users; i++) {
+      const name = `user-${pad(i)}`;
+      new Twin(provider, name, "ProxyUser", args(name, userArgs(i)), options(name));
+    }
+    for (let i = 0; i < shape.keys; i++) {
+      const name = `key-${pad(i)}`;
+      new Twin(provider, name, "ApiKey", args(name, keyArgs(i)), options(name));
+    }
+    for (let i = 0; i < shape.ips; i++) {
+      const name = `ip-${pad(i)}`;
+      new Twin(provider, name, "IpAllocation", args(name, ipArgs(i)), options(name));
+    }
     return { resources: resourceCount(shape) };
   };
+}
+
+export function noopProgram(installed: Installed, shape: StackShape): PulumiFn {
+  return twinProgram(shape, installed.noopProvider);
+}
+
+/** The same-state twin (replay.ts): each resource passes the identity and marks the secrets a real run recorded. */
+export function replayProgram(installed: Installed, shape: StackShape, recorded: Recorded): PulumiFn {
+  return twinProgram(shape, installed.replayProvider, (name) => {
+    const real = recorded[name];
+    if (!real) throw new Error(`no real run recorded ${name}`);
+    return { inputs: { __identity: real.inputs.__identity }, options: { additionalSecretOutputs: real.secrets } };
+  });
 }

@@ -17,6 +17,8 @@ export interface PhaseFigures {
   windowFloor: number;
   floor: number;
   ratio: number;
+  /** Against the same-state floor: what the provider's own work adds (replay.ts). */
+  sameStateRatio: number;
   unavoidable: number;
 }
 
@@ -30,7 +32,8 @@ export function phaseFigures(r: StackFigures, phase: Phase): PhaseFigures {
   const wait = windowFloorSeconds(unavoidable, measured.window);
   const windowFloor = wait > 0 ? opensAt + wait : 0;
   const floor = Math.max(engineFloor, windowFloor);
-  return { measured, engineFloor, windowFloor, floor, ratio: measured.seconds / floor, unavoidable };
+  const sameStateRatio = measured.seconds / Math.max(r.sameStateFloor[phase], windowFloor);
+  return { measured, engineFloor, windowFloor, floor, ratio: measured.seconds / floor, sameStateRatio, unavoidable };
 }
 
 function caseLabel(r: StackFigures): string {
@@ -41,8 +44,8 @@ function caseLabel(r: StackFigures): string {
 
 export function stackTable(results: StackFigures[]): string {
   const rows = [
-    "| stack | -p | phase | s | engine floor s | window floor s | ratio | requests (unavoidable) | 429s | longest pause s | window at start |",
-    "|---|---|---|---|---|---|---|---|---|---|---|",
+    "| stack | -p | phase | s | engine floor s | window floor s | ratio | same-state floor s (ratio) | requests (unavoidable) | 429s | longest pause s | window at start |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const r of results) {
     for (const phase of PHASES) {
@@ -52,7 +55,7 @@ export function stackTable(results: StackFigures[]): string {
       const window = `${m.window.left} left, ${fixed(m.window.windowLeftMs / 1000)} s`;
       const other = r.crowd > 0 ? ` (other client ${m.otherRateLimited})` : "";
       rows.push(
-        `| ${caseLabel(r)} | ${describeParallel(r.parallel)} | ${phase} | ${fixed(m.seconds)} | ${fixed(f.engineFloor)} | ${fixed(f.windowFloor)} | ${fixed(f.ratio, 2)} | ${m.requests} (${f.unavoidable}${goal}) | ${m.rateLimited}${other} | ${fixed(m.longestPause)} | ${window} |`,
+        `| ${caseLabel(r)} | ${describeParallel(r.parallel)} | ${phase} | ${fixed(m.seconds)} | ${fixed(f.engineFloor)} | ${fixed(f.windowFloor)} | ${fixed(f.ratio, 2)} | ${fixed(r.sameStateFloor[phase])} (${fixed(f.sameStateRatio, 2)}) | ${m.requests} (${f.unavoidable}${goal}) | ${m.rateLimited}${other} | ${fixed(m.longestPause)} | ${window} |`,
       );
     }
   }

@@ -1,9 +1,10 @@
-import type { Stack } from "@pulumi/pulumi/automation";
+import type { PulumiFn, Stack } from "@pulumi/pulumi/automation";
 import { startReferenceServer } from "../server";
 import { createBenchStack, ProviderMemory, timed, WindowClock } from "./harness";
 import type { Installed } from "./install";
 import { type Measured, phase, RATE_LIMIT_PER_MINUTE, RequestSpan } from "./phase";
-import { noopProgram, realProgram, resourceCount, type StackShape } from "./programs";
+import { noopProgram, realProgram, replayProgram, resourceCount, type StackShape } from "./programs";
+import type { Recorded } from "./replay";
 
 /**
  * One stack shape through up, preview, refresh and destroy against the reference server at its real
@@ -24,7 +25,9 @@ export interface StackFigures {
   shape: StackShape;
   resources: number;
   parallel: Parallel;
-  engineFloor: { up: number; refresh: number; destroy: number };
+  engineFloor: PhaseSeconds;
+  /** The same stack behind a provider that replays a real run's state with no requests (replay.ts). */
+  sameStateFloor: PhaseSeconds;
   /** Share of each phase's window another client of the key spent before the phase (0: none). */
   crowd: number;
   env: Record<string, string>;
@@ -36,6 +39,8 @@ export interface StackFigures {
   /** Peak VmHWM of the no-op provider's process during its up, MiB: what the provider host costs by itself. */
   noopProviderMb: number;
 }
+
+export type PhaseSeconds = { up: number; refresh: number; destroy: number };
 
 export interface StackOptions {
   /** Share of each phase's window another client of the key spends first (0: none). */
@@ -66,7 +71,7 @@ function describe(m: Measured): string {
 async function stateFigures(
   stack: Stack,
   resources: number,
-): Promise<{ bytesPerResource: number; providerChars: number }> {
+): Promise<{ bytesPerResource: number; providerChars: number; deployment: object }> {
   const deployment = (await stack.exportStack()).deployment as {
     resources?: { type: string; outputs?: Record<string, unknown> }[];
   };
@@ -75,17 +80,19 @@ async function stateFigures(
   return {
     bytesPerResource: Math.round(bytes / resources),
     providerChars: String(dynamic?.outputs?.__provider ?? "").length,
+    deployment,
   };
 }
 
-async function engineFloor(
+/** A twin with a provider that makes no request: up, refresh and destroy, timed. */
+async function twinRun(
   binDir: string,
-  installed: Installed,
+  program: PulumiFn,
   shape: StackShape,
   parallel: Parallel,
   env: Record<string, string>,
 ) {
-  const harness = await createBenchStack(binDir, noopProgram(installed, shape), {}, env);
+  const harness = await createBenchStack(binDir, program, {}, env);
   try {
     const memory = new ProviderMemory();
     memory.start();
@@ -169,10 +176,10 @@ type Phase = "up" | "refresh" | "destroy";
 const quicker = (a: Measured, b: Measured) => (b.seconds < a.seconds ? b : a);
 
 /**
- * The stack and its no-op twin, `rounds` times, the order swapped each round (no-op first, then the
- * real stack first), and for each phase the quickest of each. Two runs of the same stack minutes apart
- * differ by up to half on this machine (the engine's checkpoints dominate and their cost wanders), so
- * one run of each would mostly measure that noise; best-of on both sides treats them alike.
+ * The stack, its no-op twin and its same-state twin, `rounds` times, the order reversed each round,
+ * and for each phase the quickest of each. Two runs of the same stack minutes apart differ by up to
+ * half on this machine (the engine's checkpoints dominate and their cost wanders), so one run of each
+ * would mostly measure that noise; best-of on every side treats them alike.
  */
 export async function benchStack(
   binDir: string,
@@ -192,30 +199,47 @@ export async function benchStack(
   log(
     `${shape.label}: ${resources} resources, parallel ${describeParallel(parallel)}${crowded}${envNote}, best of ${rounds}`,
   );
-  const floors: Awaited<ReturnType<typeof engineFloor>>[] = [];
+  type TwinRun = Awaited<ReturnType<typeof twinRun>>;
+  const floors: TwinRun[] = [];
+  const sameStates: TwinRun[] = [];
   const reals: Awaited<ReturnType<typeof realRun>>[] = [];
-  const runFloor = async () => {
-    const next = await engineFloor(binDir, installed, shape, parallel, env);
+  let recorded: Recorded | undefined;
+  const logTwin = (label: string, run: TwinRun) =>
     log(
-      `engine floor (no-op provider): up ${next.floor.up.toFixed(1)} s, refresh ${next.floor.refresh.toFixed(1)} s, destroy ${next.floor.destroy.toFixed(1)} s, provider ${next.providerMb} MiB`,
+      `${label}: up ${run.floor.up.toFixed(1)} s, refresh ${run.floor.refresh.toFixed(1)} s, destroy ${run.floor.destroy.toFixed(1)} s, provider ${run.providerMb} MiB`,
     );
-    floors.push(next);
+  const runFloor = async () => {
+    floors.push(await twinRun(binDir, noopProgram(installed, shape), shape, parallel, env));
+    logTwin("engine floor (no-op provider)", floors.at(-1)!);
+  };
+  const runSameState = async () => {
+    if (!recorded) throw new Error("the same-state twin needs a real run first");
+    sameStates.push(await twinRun(binDir, replayProgram(installed, shape, recorded), shape, parallel, env));
+    logTwin("same-state floor (replayed state, no requests)", sameStates.at(-1)!);
   };
   const runReal = async () => {
-    reals.push(await realRun(binDir, installed, shape, parallel, crowd, env));
+    const run = await realRun(binDir, installed, shape, parallel, crowd, env);
+    recorded ??= installed.recordForReplay(run.state.deployment);
+    reals.push(run);
   };
+  // The same-state twin replays the first real run, so it never goes before one.
   for (let round = 0; round < Math.max(1, rounds); round++) {
-    for (const run of round % 2 === 0 ? [runFloor, runReal] : [runReal, runFloor]) await run();
+    const order = round % 2 === 0 ? [runFloor, runReal, runSameState] : [runSameState, runReal, runFloor];
+    for (const run of order) await run();
   }
   const noop = floors[0]!;
   const real = reals[0]!;
-  const fastestFloor = (phase: Phase) => Math.min(...floors.map((run) => run.floor[phase]));
+  const fastestOf = (runs: TwinRun[]): PhaseSeconds => {
+    const min = (phase: Phase) => Math.min(...runs.map((run) => run.floor[phase]));
+    return { up: min("up"), refresh: min("refresh"), destroy: min("destroy") };
+  };
   const fastest = (phase: Phase) => reals.map((run) => run[phase]).reduce(quicker);
   return {
     shape,
     resources,
     parallel,
-    engineFloor: { up: fastestFloor("up"), refresh: fastestFloor("refresh"), destroy: fastestFloor("destroy") },
+    engineFloor: fastestOf(floors),
+    sameStateFloor: fastestOf(sameStates),
     crowd,
     env,
     up: fastest("up"),
@@ -223,7 +247,8 @@ export async function benchStack(
     refresh: fastest("refresh"),
     destroy: fastest("destroy"),
     state: {
-      ...real.state,
+      bytesPerResource: real.state.bytesPerResource,
+      providerChars: real.state.providerChars,
       noopBytesPerResource: noop.state.bytesPerResource,
       noopProviderChars: noop.state.providerChars,
     },
