@@ -51,7 +51,6 @@ function secretValue(value: unknown): { value: unknown } | undefined {
 interface ExportedResource {
   urn: string;
   id?: string;
-  custom?: boolean;
   inputs?: Record<string, unknown>;
   outputs?: Record<string, unknown>;
 }
