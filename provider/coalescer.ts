@@ -1,4 +1,5 @@
 import { ApiError, ConnectionError, type Page, TimeoutError } from "../sdk";
+import { isRetriableStatus } from "../sdk/core/retry";
 import { OpenReads, type Waiter } from "./openReads";
 import { unlessGone } from "./shared";
 
@@ -219,10 +220,10 @@ export class ReadCoalescer<T extends { id: string }> {
   }
 }
 
-/** No answer, or only answers that say to come back later (5xx, 429), for as long as the SDK retried. */
+/** No answer, or only answers the SDK retries (5xx, 429), for as long as it retried. */
 function unavailable(error: unknown): boolean {
   if (error instanceof ConnectionError || error instanceof TimeoutError) return true;
-  return error instanceof ApiError && (error.status >= 500 || error.status === 429);
+  return error instanceof ApiError && isRetriableStatus(error.status);
 }
 
 function sleep(ms: number): Promise<void> {
