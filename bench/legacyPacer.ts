@@ -5,7 +5,7 @@
  * It is today's pacer (queue, window bookkeeping, 429 hold, blind mode, single probe) with the old
  * schedule in place of the new one.
  */
-import { type Decision, onObservation, Pacer, type RateObservation, SAME_WINDOW_SLACK_MS } from "../sdk/core/pacer";
+import { type Decision, onObservation, Pacer, type RateObservation } from "../sdk/core/pacer";
 
 export class LegacyPacer extends Pacer {
   /** Theoretical arrival time of the next request (GCRA). */
@@ -45,13 +45,8 @@ export class LegacyPacer extends Pacer {
   }
 
   override observe(obs: RateObservation): void {
-    const state = this.state;
-    const endsAt = obs.receivedAt + obs.resetSeconds * 1000;
-    const newWindow =
-      !state.known || obs.receivedAt >= state.windowEndsAt || endsAt > state.windowEndsAt + SAME_WINDOW_SLACK_MS;
-    onObservation(state, obs);
     // A new window starts a new schedule.
-    if (newWindow) this.#tat = Math.min(this.#tat, obs.receivedAt);
+    if (onObservation(this.state, obs)) this.#tat = Math.min(this.#tat, obs.receivedAt);
     this.pump();
   }
 }

@@ -71,8 +71,8 @@ export function onDispatch(state: PacerState): void {
   state.inFlight += 1;
 }
 
-/** Book-keeping for an answer that carried rate headers. */
-export function onObservation(state: PacerState, obs: RateObservation): void {
+/** Book-keeping for an answer that carried rate headers; true when it describes a new window. */
+export function onObservation(state: PacerState, obs: RateObservation): boolean {
   state.inFlight = Math.max(0, state.inFlight - 1);
   state.blind = false;
   state.limit = obs.limit ?? state.limit;
@@ -82,14 +82,15 @@ export function onObservation(state: PacerState, obs: RateObservation): void {
     state.known = true;
     state.remaining = obs.remaining;
     state.windowEndsAt = endsAt;
-    return;
+    return true;
   }
   // A late answer from a window we have already left says nothing about the current one.
-  if (endsAt < state.windowEndsAt - SAME_WINDOW_SLACK_MS) return;
+  if (endsAt < state.windowEndsAt - SAME_WINDOW_SLACK_MS) return false;
   state.remaining = Math.min(state.remaining, obs.remaining);
   // The reset is rounded up to whole seconds and read after the answer travelled, so every estimate
   // is a bound from above; the lowest one is the closest. Waiting for it never sends into the old window.
   state.windowEndsAt = Math.min(state.windowEndsAt, endsAt);
+  return false;
 }
 
 /** Book-keeping for an attempt that ended without rate headers (reset connection, timeout). */
