@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { type ApiKey, type IpAllocation, ProxyClient, type ProxyUser } from "../sdk";
+import { RETRY_WINDOW_MS_DEFAULT } from "../sdk/core/retry";
 import { LIST_LIMIT_MAX } from "../sdk/schemas/common";
 import { ReadCoalescer } from "./coalescer";
 
@@ -26,6 +27,8 @@ interface Credentials {
   apiKey?: string | undefined;
   /** `proxy:rateLimitReserve`: requests per window left to other users of the key. */
   rateLimitReserve?: string | undefined;
+  /** `proxy:retryWindowSeconds`: how long a request the API did not answer is tried again. */
+  retryWindowSeconds?: string | undefined;
 }
 
 let fromConfig: Credentials = {};
@@ -36,6 +39,7 @@ export function configure(request: pulumi.dynamic.ConfigureRequest): void {
     apiUrl: request.config.get("proxy:apiUrl"),
     apiKey: request.config.get("proxy:apiKey"),
     rateLimitReserve: request.config.get("proxy:rateLimitReserve"),
+    retryWindowSeconds: request.config.get("proxy:retryWindowSeconds"),
   };
 }
 
@@ -53,8 +57,17 @@ export function providerContext(): ProviderContext {
       "pulumi-proxy: no API key is configured. Run `pulumi config set --secret proxy:apiKey live_…` or set PROXY_API_KEY.",
     );
   }
-  const rateLimitReserve = parseReserve(fromConfig.rateLimitReserve);
-  const identity = `${apiUrl}\u0000${apiKey}\u0000${rateLimitReserve}`;
+  const rateLimitReserve = wholeNumber("rateLimitReserve", fromConfig.rateLimitReserve, {
+    unit: "requests per minute",
+    fallback: 0,
+    example: 60,
+  });
+  const retryWindowSeconds = wholeNumber("retryWindowSeconds", fromConfig.retryWindowSeconds, {
+    unit: "seconds",
+    fallback: RETRY_WINDOW_MS_DEFAULT / 1000,
+    example: 30,
+  });
+  const identity = [apiUrl, apiKey, rateLimitReserve, retryWindowSeconds].join("\u0000");
   if (current?.identity !== identity) {
     // Every write of every resource goes through this client, so counting its finished writes here is
     // the one place that tells the coalescers which list pages may predate a write (see coalescer.ts).
@@ -64,6 +77,7 @@ export function providerContext(): ProviderContext {
       apiKey,
       userAgent: "pulumi-proxy-provider",
       rateLimitReserve,
+      retryWindowMs: retryWindowSeconds * 1000,
       onWriteDone: () => {
         writesDone += 1;
       },
@@ -95,11 +109,16 @@ function coalescedReads(client: ProxyClient, writesDone: () => number): Reads {
   };
 }
 
-function parseReserve(value: string | undefined): number {
-  if (value === undefined || value === "") return 0;
+/** A whole-number setting, 0 or more; a bad value names the setting and the command that sets it. */
+function wholeNumber(
+  setting: string,
+  value: string | undefined,
+  { unit, fallback, example }: { unit: string; fallback: number; example: number },
+): number {
+  if (value === undefined || value.trim() === "") return fallback;
   if (!/^\d+$/.test(value.trim())) {
     throw new Error(
-      `pulumi-proxy: proxy:rateLimitReserve must be a whole number of requests per minute (0 or more), got ${JSON.stringify(value)}. Run \`pulumi config set proxy:rateLimitReserve 60\` or remove it.`,
+      `pulumi-proxy: proxy:${setting} must be a whole number of ${unit} (0 or more), got ${JSON.stringify(value)}. Run \`pulumi config set proxy:${setting} ${example}\` or remove it.`,
     );
   }
   return Number(value.trim());

@@ -63,6 +63,8 @@ describe("failures a user can act on", () => {
       new ProxyUser("beta", { name: "beta" });
     };
     await fixture.stack.up({ refresh: true });
+    // The default is two minutes of retries; the message is the same after five seconds.
+    await fixture.stack.setConfig("proxy:retryWindowSeconds", { value: "5" });
     await fixture.server.close();
     const message = await failureOf(() => fixture.stack.refresh());
     for (const name of ["alpha", "beta"]) {
