@@ -62,9 +62,10 @@ describe("failures a user can act on", () => {
       new ProxyUser("alpha", { name: "alpha" });
       new ProxyUser("beta", { name: "beta" });
     };
-    await fixture.stack.up({ refresh: true });
-    // The default is two minutes of retries; the message is the same after five seconds.
+    // The default is two minutes of retries; the message is the same after five seconds. A refresh
+    // runs with the settings the last up recorded, as it does with the key.
     await fixture.stack.setConfig("proxy:retryWindowSeconds", { value: "5" });
+    await fixture.stack.up({ refresh: true });
     await fixture.server.close();
     const message = await failureOf(() => fixture.stack.refresh());
     for (const name of ["alpha", "beta"]) {
