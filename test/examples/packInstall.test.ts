@@ -1,9 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { copyExample, gitRepositoryOfWorkingTree, npm, outsideFolder, packFromCleanCopy } from "../support/outside";
 import { createTestStack, type TestStack } from "../support/pulumi";
+
+type Output = { value: unknown; secret: boolean };
+const value = <T>(outputs: Record<string, Output>, key: string) => outputs[key]?.value as T;
 
 /**
  * What the README's Install section tells a user outside this repository to do: pack, install the
@@ -25,6 +29,7 @@ describe("installed from a tarball, outside the repository", () => {
       config: {
         "proxy:apiUrl": { value: server.url },
         "proxy:apiKey": { value: server.rootKey, secret: true },
+        "quickstart:prefix": { value: "qs" },
       },
     });
   });
@@ -44,14 +49,29 @@ describe("installed from a tarball, outside the repository", () => {
     expect(await npm(["exec", "--", "pulumi-proxy", "--version"], app)).toBe(`pulumi-proxy ${version}\n`);
   });
 
-  it("the copied example comes up, previews clean and is destroyed", async () => {
+  it("the copied quickstart comes up with one of each resource, previews clean and is destroyed", async () => {
     const up = await harness.stack.up();
-    expect(up.summary.result).toBe("succeeded");
-    expect(server.control.snapshot().proxyUsers).toHaveLength(1);
-    const preview = await harness.stack.preview();
-    expect(preview.changeSummary).toEqual({ same: 4 });
+    expect(up.summary.resourceChanges).toEqual({ create: 4 });
+    const api = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
+
+    const user = value<{ id: string; username: string; enabled: boolean }>(up.outputs, "proxyUser");
+    expect(user).toMatchObject({ username: "qs-scraper", enabled: true });
+    expect(await api.proxyUsers.get(user.id)).toMatchObject({
+      limits: { daily_gb: 5, monthly_gb: 100 },
+      enabled: true,
+    });
+    expect(up.outputs.proxyUserPassword?.secret).toBe(true);
+    expect(up.outputs.apiKeySecret?.secret).toBe(true);
+    const hint = value<{ secretHint: string }>(up.outputs, "apiKey").secretHint;
+    expect(value<string>(up.outputs, "apiKeySecret").endsWith(hint)).toBe(true);
+    expect(value<{ city: string }>(up.outputs, "ip")).toMatchObject({ city: "new york", health: "good" });
+    expect(server.control.snapshot().ips).toHaveLength(1);
+
+    expect((await harness.stack.preview()).changeSummary).toEqual({ same: 4 });
     await harness.stack.destroy();
-    expect(server.control.snapshot()).toMatchObject({ proxyUsers: [], ips: [] });
+    const held = server.control.snapshot();
+    expect(held).toMatchObject({ proxyUsers: [], ips: [] });
+    expect(held.keys.map((key) => (key as { name: string }).name)).toEqual(["root"]);
   });
 });
 
