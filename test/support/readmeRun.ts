@@ -1,0 +1,125 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { inject } from "vitest";
+import { type ReferenceServer, startReferenceServer } from "../../server";
+import { REPO_ROOT } from "./pulumi";
+import { type ShellBlock, shellBlocks, substitute } from "./readmeBlocks";
+
+/**
+ * Runs a README's marked shell blocks as the root README's "Contributing" section says. The READMEs
+ * are split over two test files (the root's, the examples') so the two workers share them.
+ */
+
+/** The READMEs of the repository: the root's and the packages', then one per example. */
+export const PACKAGE_READMES = ["README.md", "sdk/README.md", "server/README.md"];
+export const EXAMPLE_READMES = fs
+  .readdirSync(path.join(REPO_ROOT, "examples"))
+  .filter((name) => fs.existsSync(path.join(REPO_ROOT, "examples", name, "README.md")))
+  .map((name) => `examples/${name}/README.md`);
+
+/** The blocks marked to run, per README; a README with none (sdk/README.md shows TypeScript only) is left out. */
+export function runnableReadmes(readmes: string[]): { readme: string; blocks: ShellBlock[] }[] {
+  return readmes
+    .map((readme) => ({
+      readme,
+      blocks: shellBlocks(path.join(REPO_ROOT, readme)).filter((block) => block.marker === "run"),
+    }))
+    .filter(({ blocks }) => blocks.length > 0);
+}
+
+export function where(block: ShellBlock): string {
+  return `${path.relative(REPO_ROOT, block.file)}:${block.line}`;
+}
+
+/**
+ * The folder a README's commands run in, outside the repository: a copy of its example (the root and
+ * other READMEs get the quickstart, which the root Pulumi.yaml runs too), with node_modules resolving
+ * to the repository's, as after `npm install` of the package.
+ */
+function workspaceFor(readme: string, tempDir: string): string {
+  const example = /^examples\/([^/]+)\//.exec(readme)?.[1] ?? "quickstart";
+  const dir = path.join(tempDir, example);
+  fs.cpSync(path.join(REPO_ROOT, "examples", example), dir, {
+    recursive: true,
+    filter: (file) => path.basename(file) !== "node_modules" && !/^Pulumi\..+\.yaml$/.test(path.basename(file)),
+  });
+  fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+  return dir;
+}
+
+function environment(tempDir: string, server: ReferenceServer): NodeJS.ProcessEnv {
+  for (const dir of ["home", "pulumi-home", "backend"]) fs.mkdirSync(path.join(tempDir, dir));
+  return {
+    ...process.env,
+    HOME: path.join(tempDir, "home"),
+    PULUMI_HOME: path.join(tempDir, "pulumi-home"),
+    PULUMI_BACKEND_URL: `file://${path.join(tempDir, "backend")}`,
+    PULUMI_CONFIG_PASSPHRASE: "readme-passphrase",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    // What a user confirms with "yes" at the prompt.
+    PULUMI_SKIP_CONFIRMATIONS: "true",
+    PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+    PROXY_API_URL: server.url,
+    PROXY_API_KEY: server.rootKey,
+    PATH: [inject("pulumiBinDir"), path.join(REPO_ROOT, "node_modules", ".bin"), process.env.PATH].join(path.delimiter),
+  };
+}
+
+function runBlock(block: ShellBlock, script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-euo", "pipefail", "-c", script], { cwd, env });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.on("close", (code) =>
+      code === 0
+        ? resolve()
+        : reject(
+            new Error(`${where(block)}: exit ${code} running\n${script}\n--- output ---\n${output.slice(-4_000)}`),
+          ),
+    );
+  });
+}
+
+/** Starts a long-running block and resolves once it has printed something and is still running. */
+function startBackground(
+  block: ShellBlock,
+  script: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-euo", "pipefail", "-c", script], { cwd, env, detached: true });
+    let output = "";
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      if (/listening on/.test(output)) resolve(child);
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`${where(block)}: exited ${code} before it was ready\n${output}`)));
+  });
+}
+
+/** Runs the blocks in order in a temp folder against a fresh reference server; the first failure throws. */
+export async function runReadme(readme: string, blocks: ShellBlock[]): Promise<void> {
+  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-readme-"));
+  const server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
+  const background: ChildProcess[] = [];
+  try {
+    const cwd = workspaceFor(readme, tempDir);
+    const env = environment(tempDir, server);
+    for (const block of blocks) {
+      const script = substitute(block.script, { url: server.url, key: server.rootKey });
+      const dir = block.inRepo ? REPO_ROOT : cwd;
+      if (block.background) background.push(await startBackground(block, script, dir, env));
+      else await runBlock(block, script, dir, env);
+    }
+  } finally {
+    for (const child of background) if (child.pid) process.kill(-child.pid, "SIGTERM");
+    await server.close();
+    fs.rmSync(tempDir, { recursive: true, force: true });
+  }
+}
