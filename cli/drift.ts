@@ -1,4 +1,8 @@
 import type { EngineEvent, Stack, StepEventMetadata } from "@pulumi/pulumi/automation";
+// Loading the resource classes registers their declarations, which say which outputs are status.
+import "../provider";
+import { statusOutputsOf } from "../provider/declaration";
+import { shortType } from "./table";
 
 export interface PropertyDrift {
   /** Dotted path, e.g. `limits.monthlyGb`. */
@@ -39,10 +43,12 @@ function propertyDiffs(
   recorded: Record<string, unknown>,
   actual: Record<string, unknown>,
   prefix = "",
+  status: readonly string[] = [],
 ): PropertyDrift[] {
   const keys = [...new Set([...Object.keys(recorded), ...Object.keys(actual)])]
-    // __provider and __identity are the provider's plumbing, not properties a user declared or reads.
-    .filter((key) => !key.startsWith("__"))
+    // __provider and __identity are the provider's plumbing, not properties a user declared or reads;
+    // status outputs change without anyone touching the object (see the resource's declaration).
+    .filter((key) => !key.startsWith("__") && !status.includes(key))
     .sort();
   return keys.flatMap((key) => {
     const path = prefix ? `${prefix}.${key}` : key;
@@ -58,7 +64,8 @@ function driftOf(step: StepEventMetadata): ResourceDrift | undefined {
   if (IGNORED_TYPES.test(step.type) || !step.old) return undefined;
   const base = { urn: step.urn, name: resourceName(step.urn), type: step.type };
   if (!step.new) return { ...base, kind: "deleted", properties: [] };
-  const properties = propertyDiffs(step.old.outputs ?? {}, step.new.outputs ?? {});
+  const status = statusOutputsOf(shortType(step.type));
+  const properties = propertyDiffs(step.old.outputs ?? {}, step.new.outputs ?? {}, "", status);
   return properties.length > 0 ? { ...base, kind: "changed", properties } : undefined;
 }
 

@@ -56,6 +56,7 @@ export const apiKey = d.declareResource({
     secretIsCurrent: z.boolean().nullable(),
   },
   secretOutputs: ["secret"],
+  statusOutputs: ["previousSecretExpiresAt"],
 });
 type Inputs = d.InputsOf<typeof apiKey>;
 type Stored = d.StoredOf<typeof apiKey>;

@@ -17,12 +17,29 @@ export interface Declaration<I extends z.ZodRawShape = z.ZodRawShape, O extends 
   outputs: O;
   /** Outputs stored encrypted and shown as [secret]. */
   secretOutputs: readonly string[];
+  /**
+   * Outputs the service changes by itself (its clock, its monitoring, a write's timestamp), not what
+   * anyone declared or set: a refresh records them, and drift does not report them, or a scheduled
+   * drift check would fail on a renewal or a grace period running out.
+   */
+  statusOutputs: readonly string[];
 }
 
 export function declareResource<I extends z.ZodRawShape, O extends z.ZodRawShape>(
-  declaration: Declaration<I, O> & { secretOutputs: readonly (keyof O & string)[] },
+  declaration: Declaration<I, O> & {
+    secretOutputs: readonly (keyof O & string)[];
+    statusOutputs: readonly (keyof O & string)[];
+  },
 ): Declaration<I, O> {
   return declaration;
+}
+
+/** Each resource class's declaration by its type token (`proxy:ProxyUser`), for tools that read state. */
+const declared = new Map<string, Declaration>();
+
+/** The status outputs of a type token (`proxy:ProxyUser`); none for a type this package does not declare. */
+export function statusOutputsOf(type: string): readonly string[] {
+  return declared.get(type)?.statusOutputs ?? [];
 }
 
 /** A trigger input: any change of its value starts an action. Config set by `--path` may make it a number. */
@@ -68,6 +85,7 @@ export function resourceClass<D extends Declaration>(
   args: ArgsOf<D>,
   opts?: pulumi.CustomResourceOptions,
 ) => pulumi.dynamic.Resource & OutputsOf<D> {
+  declared.set(`proxy:${type}`, declaration);
   const outputs = Object.fromEntries(Object.keys(declaration.outputs).map((key) => [key, undefined]));
   const secrets = declaration.secretOutputs;
   const resource = class extends pulumi.dynamic.Resource {

@@ -55,6 +55,7 @@ export const ipAllocation = d.declareResource({
     lastReplacementChargeCents: z.number().nullable(),
   },
   secretOutputs: [],
+  statusOutputs: ["health", "blacklists", "renewsAt", "replacementsThisMonth", "freeReplacementsRemaining"],
 });
 type Inputs = d.InputsOf<typeof ipAllocation>;
 type State = d.StateOf<typeof ipAllocation>;

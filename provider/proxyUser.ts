@@ -60,6 +60,7 @@ export const proxyUser = d.declareResource({
     updatedAt: Timestamp,
   },
   secretOutputs: ["password"],
+  statusOutputs: ["updatedAt"],
 });
 type Inputs = d.InputsOf<typeof proxyUser>;
 type Stored = d.StoredOf<typeof proxyUser>;

@@ -5,6 +5,12 @@ import type { DriftJson } from "../../cli/main";
 import { type ExampleFixture, exampleFixture } from "../examples/harness";
 import { runCli } from "../support/cli";
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+const json = (value: unknown) => ({ value: JSON.stringify(value) });
+/** The server's clock: real time, moved forward by the test to let the service's own status change. */
+let offsetMs = 0;
+const clock = { now: () => Date.now() + offsetMs };
+
 describe("pulumi-proxy drift, end to end on the gitops example", () => {
   let fixture: ExampleFixture;
   let env: Record<string, string>;
@@ -14,7 +20,7 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
   beforeAll(async () => {
     // The examples suite runs the program with type checking, as users do; here only the command is
     // under test, so the program is transpiled only, which saves seconds on every preview.
-    fixture = await exampleFixture("gitops", {}, { PULUMI_NODEJS_TRANSPILE_ONLY: "true" });
+    fixture = await exampleFixture("gitops", {}, { PULUMI_NODEJS_TRANSPILE_ONLY: "true" }, { clock });
     env = { ...(process.env as Record<string, string>), ...fixture.envVars };
     const up = await fixture.stack.up();
     crawlerId = (up.outputs.team?.value as Record<string, { id: string }> | undefined)?.crawler?.id as string;
@@ -59,6 +65,33 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
     expect((await fixture.api.proxyUsers.get(crawlerId)).limits.monthly_gb).toBe(400);
     const converged = await runCli(driftArgs(), env);
     expect(converged.code).toBe(0);
+  });
+
+  it("exits 0 while only the service's own status moves: a reverted change, a grace period ending, a renewal", async () => {
+    const keys = { "usage-reports": { scopes: ["usage:read"], rotation: "r1", graceHours: 1 } };
+    await fixture.stack.setConfig("gitops:keys", json(keys));
+    await fixture.stack.setConfig("gitops:addresses", json({ edge: { product: "isp", country: "de" } }));
+    await fixture.stack.up();
+    const [key] = await fixture.api.keys
+      .list()
+      .all()
+      .then((all) => all.filter((k) => k.name.endsWith("usage-reports")));
+    const [allocation] = await fixture.api.ips.list().all();
+    expect(key?.previous_secret_expires_at).not.toBeNull();
+
+    // Raised and put back outside Pulumi: the limits match the state, the timestamp does not.
+    const before = await fixture.api.proxyUsers.get(crawlerId);
+    await fixture.api.proxyUsers.update(crawlerId, { limits: { monthly_gb: 500 } });
+    await fixture.api.proxyUsers.update(crawlerId, { limits: { monthly_gb: 400 } });
+    // A month on: the rotated-out secret's grace hour is over and the address has renewed.
+    offsetMs += 31 * DAY_MS;
+    expect((await fixture.api.proxyUsers.get(crawlerId)).updated_at).not.toBe(before.updated_at);
+    expect((await fixture.api.keys.get(key?.id as string)).previous_secret_expires_at).toBeNull();
+    expect((await fixture.api.ips.get(allocation?.id as string)).renews_at).not.toBe(allocation?.renews_at);
+
+    const result = await runCli(driftArgs(), env);
+    expect(result.stdout).toContain(`No drift in stack ${fixture.stackName}`);
+    expect(result.code).toBe(0);
   });
 
   it("exits 1 with a clear message for an unknown stack, a bad flag, or no Pulumi CLI", async () => {

@@ -68,7 +68,9 @@ describe("IpAllocation through the engine", () => {
     const outOfBand = await api.ips.replace(allocationId, { reason: "blacklisted", max_charge_cents: 1000 });
     const drift = await driftedResources(fixture);
     expect([...drift.keys()]).toEqual(["de-1"]);
-    expect(drift.get("de-1")).toEqual(expect.arrayContaining(["ip", "replacementsThisMonth"]));
+    expect(drift.get("de-1")).toContain("ip");
+    // The count moved too, but it is the service's status (it also resets every month), not drift.
+    expect(drift.get("de-1")).not.toContain("replacementsThisMonth");
     const converged = await stack.up({ refresh: true });
     expect(converged.outputs.ip?.value).toBe(outOfBand.allocation.ip);
     expect((await stack.preview({ refresh: true })).changeSummary).toEqual({ same: 2 });
