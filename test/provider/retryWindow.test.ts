@@ -1,3 +1,4 @@
+import net from "node:net";
 import type * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import { configure, handlers } from "../../provider/runtime";
@@ -12,13 +13,25 @@ const DOWN = { "proxy:apiUrl": "http://127.0.0.1:1", "proxy:apiKey": "live_x" };
 
 describe("proxy:retryWindowSeconds", () => {
   it("bounds how long a request the API does not answer is tried again", async () => {
-    configureWith({ ...DOWN, "proxy:retryWindowSeconds": "2" });
-    const started = Date.now();
-    await expect(handlers.proxyUser.delete("pu_any", {})).rejects.toThrow(/did not answer/);
-    const elapsed = Date.now() - started;
-    // It kept trying for the window it was given, and gave up long before the default two minutes.
-    expect(elapsed).toBeGreaterThanOrEqual(1_000);
-    expect(elapsed).toBeLessThan(30_000);
+    // An API that takes each connection and drops it without a word, counting them.
+    let connections = 0;
+    const silent = net.createServer((socket) => {
+      connections += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = silent.address() as net.AddressInfo;
+      configureWith({ ...DOWN, "proxy:apiUrl": `http://127.0.0.1:${port}`, "proxy:retryWindowSeconds": "2" });
+      const started = Date.now();
+      await expect(handlers.proxyUser.delete("pu_any", {})).rejects.toThrow(/did not answer/);
+      // It tried again (the first backoff is at most half a second), and gave up within its two
+      // seconds plus an attempt, long before the default two minutes.
+      expect(connections).toBeGreaterThan(1);
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      silent.close();
+    }
   });
 
   it("names the setting and the fix when it is not a whole number", async () => {
