@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import {
+  type Balance,
   type BillingCharge,
   type IpAllocation,
   isNotFound,
@@ -7,6 +8,7 @@ import {
   type ProxyUser,
   type UsageReport,
 } from "../sdk";
+import { type Camelized, camelized } from "./camelized";
 import { explain } from "./shared";
 
 /**
@@ -27,13 +29,8 @@ export interface UsageArgs {
   granularity?: pulumi.Input<"day" | "month">;
 }
 
-export interface UsageRow {
-  proxyUserId: string;
-  /** `YYYY-MM-DD`; a month row starts on the 1st. */
-  periodStart: string;
-  bytes: number;
-  requests: number;
-}
+/** One (proxy user, period) pair with traffic; `periodStart` is `YYYY-MM-DD`, a month row's the 1st. */
+export type UsageRow = Camelized<UsageReport["usage"][number]>;
 
 export interface UsageResult {
   /** Only (proxy user, period) pairs that carried traffic, by period, then by proxy user id. */
@@ -41,24 +38,14 @@ export interface UsageResult {
   totals: { bytes: number; requests: number };
 }
 
-export interface BalanceResult {
-  balanceCents: number;
-  currency: string;
-}
+export type BalanceResult = Camelized<Balance>;
 
 export interface ChargesArgs {
   /** Only charges created at or after this instant (ISO 8601 date or timestamp); default all. */
   since?: pulumi.Input<string>;
 }
 
-export interface Charge {
-  id: string;
-  kind: string;
-  amountCents: number;
-  currency: string;
-  createdAt: string;
-  ref: string | null;
-}
+export type Charge = Camelized<BillingCharge>;
 
 export interface ChargesResult {
   /** Newest first. */
@@ -66,29 +53,9 @@ export interface ChargesResult {
   totalCents: number;
 }
 
-export interface ProxyUserLookup {
-  id: string;
-  name: string;
-  username: string;
-  limits: { dailyGb: number | null; monthlyGb: number | null };
-  enabled: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+export type ProxyUserLookup = Camelized<ProxyUser>;
 
-export interface IpAllocationLookup {
-  id: string;
-  ip: string;
-  product: string;
-  country: string;
-  city: string;
-  asn: string;
-  allocatedAt: string;
-  renewsAt: string;
-  health: string;
-  blacklists: number;
-  freeReplacementsRemaining: number;
-}
+export type IpAllocationLookup = Camelized<IpAllocation>;
 
 /** Traffic for a period, optionally of one proxy user. Needs usage:read. */
 export function getUsage(args: UsageArgs): pulumi.Output<UsageResult> {
@@ -99,23 +66,14 @@ export function getUsage(args: UsageArgs): pulumi.Output<UsageResult> {
       ...(proxyUserId !== undefined ? { proxy_user_id: proxyUserId } : {}),
       ...(granularity !== undefined ? { granularity } : {}),
     });
-    return {
-      rows: report.usage.map((row) => ({
-        proxyUserId: row.proxy_user_id,
-        periodStart: row.period_start,
-        bytes: row.bytes,
-        requests: row.requests,
-      })),
-      totals: { ...report.totals },
-    };
+    return { rows: camelized(report.usage), totals: { ...report.totals } };
   });
 }
 
 /** The account's balance. Needs billing:read. */
 export function getBalance(): pulumi.Output<BalanceResult> {
   return read("getBalance", "read the balance", {}, async (client) => {
-    const balance = await client.billing.balance();
-    return { balanceCents: balance.balance_cents, currency: balance.currency };
+    return camelized(await client.billing.balance());
   });
 }
 
@@ -129,7 +87,7 @@ export function getCharges(args: ChargesArgs = {}): pulumi.Output<ChargesResult>
     // Newest first: the walk stops at the first charge older than `since`.
     for await (const charge of client.billing.charges({ limit: 200 })) {
       if (Date.parse(charge.created_at) < from) break;
-      charges.push(toCharge(charge));
+      charges.push(camelized(charge));
     }
     return { charges, totalCents: charges.reduce((sum, charge) => sum + charge.amountCents, 0) };
   });
@@ -139,7 +97,7 @@ export function getCharges(args: ChargesArgs = {}): pulumi.Output<ChargesResult>
 export function lookupProxyUser(args: { name: pulumi.Input<string> }): pulumi.Output<ProxyUserLookup> {
   return read("lookupProxyUser", "look up a proxy user", args, async (client, { name }) => {
     for await (const user of client.proxyUsers.list({ limit: 200 })) {
-      if (user.name === name) return toProxyUser(user);
+      if (user.name === name) return camelized(user);
     }
     throw new Error(
       `no proxy user is named ${JSON.stringify(name)} on this account. Check the name, or create it with a ProxyUser resource.`,
@@ -151,7 +109,7 @@ export function lookupProxyUser(args: { name: pulumi.Input<string> }): pulumi.Ou
 export function lookupIpAllocation(args: { address: pulumi.Input<string> }): pulumi.Output<IpAllocationLookup> {
   return read("lookupIpAllocation", "look up an allocation", args, async (client, { address }) => {
     try {
-      return toAllocation(await client.ips.get(address));
+      return camelized(await client.ips.get(address));
     } catch (error) {
       if (!isNotFound(error)) throw error;
       throw new Error(
@@ -202,43 +160,4 @@ function clientFor(apiUrl: string | undefined, apiKey: string | undefined): Prox
     cached = { identity, client: new ProxyClient({ baseUrl: apiUrl, apiKey, userAgent: "pulumi-proxy-functions" }) };
   }
   return cached.client;
-}
-
-function toCharge(charge: BillingCharge): Charge {
-  return {
-    id: charge.id,
-    kind: charge.kind,
-    amountCents: charge.amount_cents,
-    currency: charge.currency,
-    createdAt: charge.created_at,
-    ref: charge.ref,
-  };
-}
-
-function toProxyUser(user: ProxyUser): ProxyUserLookup {
-  return {
-    id: user.id,
-    name: user.name,
-    username: user.username,
-    limits: { dailyGb: user.limits.daily_gb, monthlyGb: user.limits.monthly_gb },
-    enabled: user.enabled,
-    createdAt: user.created_at,
-    updatedAt: user.updated_at,
-  };
-}
-
-function toAllocation(allocation: IpAllocation): IpAllocationLookup {
-  return {
-    id: allocation.id,
-    ip: allocation.ip,
-    product: allocation.product,
-    country: allocation.country,
-    city: allocation.city,
-    asn: allocation.asn,
-    allocatedAt: allocation.allocated_at,
-    renewsAt: allocation.renews_at,
-    health: allocation.health,
-    blacklists: allocation.blacklists,
-    freeReplacementsRemaining: allocation.free_replacements_remaining,
-  };
 }
