@@ -59,7 +59,11 @@ describe("adopting existing objects with adoptId (dynamic providers have no pulu
 
   it("refuses to adopt an object that does not match the inputs, naming the fix", async () => {
     const other = await fixture.api.proxyUsers.create({ name: "someone-else" });
-    adopt.userId = other.id;
+    // The key and address adopted above were destroyed with the stack; adopt live ones, so that the
+    // user is the only refusal whichever step the engine starts first.
+    const key = fixture.server.control.createKey({ name: "dashboard-key", scopes: ["proxy-users:read"] });
+    const allocation = await fixture.api.ips.allocate({ product: "dedicated", country: "gb" });
+    Object.assign(adopt, { userId: other.id, keyId: key.id, allocationIp: allocation.ip });
     await expect(fixture.stack.preview().then(() => fixture.stack.up())).rejects.toThrow(
       /adoptId pu_\w+ is the proxy user "someone-else". Set name to "someone-else"/,
     );
