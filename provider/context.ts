@@ -1,8 +1,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { type ApiKey, type IpAllocation, ProxyClient, type ProxyUser } from "../sdk";
-import { RETRY_WINDOW_MS_DEFAULT } from "../sdk/core/retry";
 import { LIST_LIMIT_MAX } from "../sdk/schemas/common";
 import { ReadCoalescer } from "./coalescer";
+import { providerSettings, SETTING_KEYS } from "./settings";
 
 /**
  * What every resource method of one provider process shares: one client, so pacing sees every
@@ -22,31 +22,19 @@ export interface Reads {
   ipAllocation: ReadCoalescer<IpAllocation>;
 }
 
-interface Credentials {
-  apiUrl?: string | undefined;
-  apiKey?: string | undefined;
-  /** `proxy:rateLimitReserve`: requests per window left to other users of the key. */
-  rateLimitReserve?: string | undefined;
-  /** `proxy:retryWindowSeconds`: how long a request the API did not answer is tried again. */
-  retryWindowSeconds?: string | undefined;
-}
-
-let fromConfig: Credentials = {};
+/** The stack config the provider reads, by full key (`proxy:apiUrl`). */
+let fromConfig: Record<string, string | undefined> = {};
 let current: { identity: string; context: ProviderContext } | undefined;
 
 export function configure(request: pulumi.dynamic.ConfigureRequest): void {
-  fromConfig = {
-    apiUrl: request.config.get("proxy:apiUrl"),
-    apiKey: request.config.get("proxy:apiKey"),
-    rateLimitReserve: request.config.get("proxy:rateLimitReserve"),
-    retryWindowSeconds: request.config.get("proxy:retryWindowSeconds"),
-  };
+  const keys = ["proxy:apiUrl", "proxy:apiKey", ...SETTING_KEYS];
+  fromConfig = Object.fromEntries(keys.map((key) => [key, request.config.get(key)]));
 }
 
 /** The context for the configured credentials, made on first use (a method that needs no API never fails). */
 export function providerContext(): ProviderContext {
-  const apiUrl = fromConfig.apiUrl || process.env.PROXY_API_URL;
-  const apiKey = fromConfig.apiKey || process.env.PROXY_API_KEY;
+  const apiUrl = fromConfig["proxy:apiUrl"] || process.env.PROXY_API_URL;
+  const apiKey = fromConfig["proxy:apiKey"] || process.env.PROXY_API_KEY;
   if (!apiUrl) {
     throw new Error(
       "pulumi-proxy: no API URL is configured. Run `pulumi config set proxy:apiUrl https://…` or set PROXY_API_URL.",
@@ -57,16 +45,7 @@ export function providerContext(): ProviderContext {
       "pulumi-proxy: no API key is configured. Run `pulumi config set --secret proxy:apiKey live_…` or set PROXY_API_KEY.",
     );
   }
-  const rateLimitReserve = wholeNumber("rateLimitReserve", fromConfig.rateLimitReserve, {
-    unit: "requests per minute",
-    fallback: 0,
-    example: 60,
-  });
-  const retryWindowSeconds = wholeNumber("retryWindowSeconds", fromConfig.retryWindowSeconds, {
-    unit: "seconds",
-    fallback: RETRY_WINDOW_MS_DEFAULT / 1000,
-    example: 30,
-  });
+  const { rateLimitReserve, retryWindowSeconds } = providerSettings((key) => fromConfig[key]);
   const identity = [apiUrl, apiKey, rateLimitReserve, retryWindowSeconds].join("\u0000");
   if (current?.identity !== identity) {
     // Every write of every resource goes through this client, so counting its finished writes here is
@@ -107,19 +86,4 @@ function coalescedReads(client: ProxyClient, writesDone: () => number): Reads {
       writesDone,
     ),
   };
-}
-
-/** A whole-number setting, 0 or more; a bad value names the setting and the command that sets it. */
-function wholeNumber(
-  setting: string,
-  value: string | undefined,
-  { unit, fallback, example }: { unit: string; fallback: number; example: number },
-): number {
-  if (value === undefined || value.trim() === "") return fallback;
-  if (!/^\d+$/.test(value.trim())) {
-    throw new Error(
-      `pulumi-proxy: proxy:${setting} must be a whole number of ${unit} (0 or more), got ${JSON.stringify(value)}. Run \`pulumi config set proxy:${setting} ${example}\` or remove it.`,
-    );
-  }
-  return Number(value.trim());
 }

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { providerSettings } from "./settings";
 
 /**
  * Pulumi records the stack configuration, `proxy:apiKey` included, as the inputs of the stack's
@@ -18,4 +19,13 @@ export function refusePlaintextApiKey(): void {
   throw new pulumi.RunError(
     `proxy:apiKey is stored in plain text in the stack configuration, and Pulumi would also record it in the state. Encrypt it in place: ${PLAINTEXT_API_KEY_FIX}`,
   );
+}
+
+/** A provider setting the provider process would refuse, refused at preview instead, before any request. */
+export function refuseBadSettings(): void {
+  try {
+    providerSettings((key) => pulumi.runtime.getConfig(key));
+  } catch (error) {
+    throw new pulumi.RunError((error as Error).message);
+  }
 }

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { type CheckFailure, checkInputs } from "./check";
-import { refusePlaintextApiKey } from "./credentials";
+import { refuseBadSettings, refusePlaintextApiKey } from "./credentials";
 import { IDENTITY_INPUT, identityOf, resourceIdentity } from "./idempotency";
 
 /**
@@ -91,6 +91,7 @@ export function resourceClass<D extends Declaration>(
   const resource = class extends pulumi.dynamic.Resource {
     constructor(name: string, args: ArgsOf<D>, opts?: pulumi.CustomResourceOptions) {
       refusePlaintextApiKey();
+      refuseBadSettings();
       const additionalSecretOutputs = [...secrets, ...(opts?.additionalSecretOutputs ?? [])];
       // Hidden input: who this resource is, for idempotency keys that survive a crash (idempotency.ts).
       const identity = { [IDENTITY_INPUT]: resourceIdentity(`proxy:${type}`, name, opts?.parent) };

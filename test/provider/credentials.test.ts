@@ -43,6 +43,18 @@ describe("provider credentials", () => {
     expect((await stack.preview()).changeSummary).toEqual({ create: 2 });
   });
 
+  it("refuses a provider setting that is not a whole number at preview, before any request", async () => {
+    const { stack } = harness;
+    const requestsBefore = server.stats().requests;
+    await stack.setConfig("proxy:retryWindowSeconds", { value: "2m" });
+    const refused = await stack.preview().catch((error: unknown) => error);
+    await stack.removeConfig("proxy:retryWindowSeconds");
+    expect(String((refused as Error).message)).toContain(
+      'proxy:retryWindowSeconds must be a whole number of seconds (0 or more), got "2m". Run `pulumi config set proxy:retryWindowSeconds 30` or remove it.',
+    );
+    expect(server.stats().requests).toBe(requestsBefore);
+  });
+
   it("records the key of the last up in the state, encrypted; a refresh uses it, an up records the new one", async () => {
     const { stack } = harness;
     const scopes = ["proxy-users:read", "proxy-users:write", "limits:write"];
