@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { DriftJson } from "../../cli/main";
-import { type ExampleFixture, exampleFixture } from "../examples/harness";
+import { type ExampleFixture, exampleFixture, expectNothingLeft } from "../examples/harness";
 import { runCli } from "../support/cli";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -15,6 +15,8 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
   let fixture: ExampleFixture;
   let env: Record<string, string>;
   let crawlerId: string;
+  let created: Record<string, number>;
+  let team: Record<string, { id: string; username: string; enabled: boolean }>;
   const driftArgs = () => ["drift", "--stack", fixture.stackName, "--cwd", fixture.dir];
 
   beforeAll(async () => {
@@ -23,11 +25,22 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
     fixture = await exampleFixture("gitops", {}, { PULUMI_NODEJS_TRANSPILE_ONLY: "true" }, { clock });
     env = { ...(process.env as Record<string, string>), ...fixture.envVars };
     const up = await fixture.stack.up();
-    crawlerId = (up.outputs.team?.value as Record<string, { id: string }> | undefined)?.crawler?.id as string;
+    created = up.summary.resourceChanges ?? {};
+    team = up.outputs.team?.value as Record<string, { id: string; username: string; enabled: boolean }>;
+    crawlerId = team.crawler?.id as string;
   });
   afterAll(async () => {
     await fixture?.stack.destroy().catch(() => undefined);
     await fixture?.cleanup();
+  });
+
+  it("the example's default team and report key come up as declared", async () => {
+    expect(created).toEqual({ create: 4 });
+    expect(Object.keys(team).sort()).toEqual(["crawler", "monitor"]);
+    expect(await fixture.api.proxyUsers.get(crawlerId)).toMatchObject({
+      name: "team-crawler",
+      limits: { daily_gb: 20, monthly_gb: 400 },
+    });
   });
 
   it("exits 0 when the API matches the state, with the CLI given by --pulumi-root instead of PATH", async () => {
@@ -114,5 +127,10 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
     expect(noCli.code).toBe(1);
     expect(noCli.stderr).toContain("no Pulumi CLI found");
     expect(noCli.stderr).toContain("--pulumi-root");
+  });
+
+  it("destroy leaves the account as it was", async () => {
+    await fixture.stack.destroy();
+    expectNothingLeft(fixture);
   });
 });
