@@ -9,13 +9,14 @@ import {
   type UsageReport,
 } from "../sdk";
 import { type Camelized, camelized } from "./camelized";
+import { providerSettings } from "./settings";
 import { explain } from "./shared";
 
 /**
  * Reads for a program: usage, balance, charges, and lookups of existing objects (to feed `adoptId`,
  * for example). Unlike the resources, these run in the program's own process, so they read the
  * stack config there: `proxy:apiUrl`, and `proxy:apiKey` as a secret, with PROXY_API_URL and
- * PROXY_API_KEY as the fallback. The key taints nothing: results are only as secret as the arguments.
+ * PROXY_API_KEY as the fallback, and the provider settings (settings.ts). The key taints nothing: results are only as secret as the arguments.
  */
 
 export interface UsageArgs {
@@ -155,9 +156,18 @@ function clientFor(apiUrl: string | undefined, apiKey: string | undefined): Prox
       "no API key is configured. Run `pulumi config set --secret proxy:apiKey live_…` or set PROXY_API_KEY.",
     );
   }
-  const identity = `${apiUrl}\u0000${apiKey}`;
+  // The same settings as the resources' provider process, from the same stack config.
+  const { rateLimitReserve, retryWindowSeconds } = providerSettings((key) => pulumi.runtime.getConfig(key));
+  const identity = [apiUrl, apiKey, rateLimitReserve, retryWindowSeconds].join("\u0000");
   if (cached?.identity !== identity) {
-    cached = { identity, client: new ProxyClient({ baseUrl: apiUrl, apiKey, userAgent: "pulumi-proxy-functions" }) };
+    const client = new ProxyClient({
+      baseUrl: apiUrl,
+      apiKey,
+      userAgent: "pulumi-proxy-functions",
+      rateLimitReserve,
+      retryWindowMs: retryWindowSeconds * 1000,
+    });
+    cached = { identity, client };
   }
   return cached.client;
 }

@@ -132,4 +132,16 @@ describe("program functions: reads in the program's own process", () => {
       }
     }
   });
+
+  it("give up on an API that is down after proxy:retryWindowSeconds, as the resources do", async () => {
+    fixture = await providerFixture(async () => ({ balance: getBalance() }));
+    await fixture.stack.setConfig("proxy:apiUrl", { value: "http://127.0.0.1:1" });
+    await fixture.stack.setConfig("proxy:retryWindowSeconds", { value: "2" });
+    const started = Date.now();
+    const failure = await fixture.stack.up().then(() => "no failure", String);
+    expect(failure).toMatch(/getBalance: cannot read the balance: the API did not answer/);
+    expect(failure).toContain("proxy:retryWindowSeconds sets how long each request is tried first");
+    // The default would have retried for two minutes before this up could fail.
+    expect(Date.now() - started).toBeLessThan(60_000);
+  });
 });

@@ -71,7 +71,9 @@ describe("failures a user can act on", () => {
     for (const name of ["alpha", "beta"]) {
       expect(message).toContain(`ProxyUser "${name}": cannot refresh it: the API did not answer`);
     }
-    expect(message).toContain("Check that proxy:apiUrl (or PROXY_API_URL) names the service and that it is up.");
+    expect(message).toContain(
+      "Check that proxy:apiUrl (or PROXY_API_URL) names the service and that it is up; proxy:retryWindowSeconds sets how long each request is tried first.",
+    );
     expect(message).not.toMatch(/^\s+at .+\(.+:\d+:\d+\)$/m);
   });
 });
