@@ -16,7 +16,8 @@ import { explain } from "./shared";
  * Reads for a program: usage, balance, charges, and lookups of existing objects (to feed `adoptId`,
  * for example). Unlike the resources, these run in the program's own process, so they read the
  * stack config there: `proxy:apiUrl`, and `proxy:apiKey` as a secret, with PROXY_API_URL and
- * PROXY_API_KEY as the fallback, and the provider settings (settings.ts). The key taints nothing: results are only as secret as the arguments.
+ * PROXY_API_KEY as the fallback, and the provider settings (settings.ts). The key taints nothing:
+ * results are only as secret as the arguments.
  */
 
 export interface UsageArgs {
