@@ -43,12 +43,10 @@ function propertyDiffs(
   recorded: Record<string, unknown>,
   actual: Record<string, unknown>,
   prefix = "",
-  status: readonly string[] = [],
 ): PropertyDrift[] {
   const keys = [...new Set([...Object.keys(recorded), ...Object.keys(actual)])]
-    // __provider and __identity are the provider's plumbing, not properties a user declared or reads;
-    // status outputs change without anyone touching the object (see the resource's declaration).
-    .filter((key) => !key.startsWith("__") && !status.includes(key))
+    // __provider and __identity are the provider's plumbing, not properties a user declared or reads.
+    .filter((key) => !key.startsWith("__"))
     .sort();
   return keys.flatMap((key) => {
     const path = prefix ? `${prefix}.${key}` : key;
@@ -64,8 +62,11 @@ function driftOf(step: StepEventMetadata): ResourceDrift | undefined {
   if (IGNORED_TYPES.test(step.type) || !step.old) return undefined;
   const base = { urn: step.urn, name: resourceName(step.urn), type: step.type };
   if (!step.new) return { ...base, kind: "deleted", properties: [] };
+  // Status outputs change without anyone touching the object (see the resource's declaration).
   const status = statusOutputsOf(shortType(step.type));
-  const properties = propertyDiffs(step.old.outputs ?? {}, step.new.outputs ?? {}, "", status);
+  const properties = propertyDiffs(step.old.outputs ?? {}, step.new.outputs ?? {}).filter(
+    (property) => !status.includes(property.path),
+  );
   return properties.length > 0 ? { ...base, kind: "changed", properties } : undefined;
 }
 
