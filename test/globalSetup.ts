@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { build } from "../tools/build.mjs";
+import { buildIfStale } from "../tools/build.mjs";
 import { provisionPulumi } from "../tools/provision-pulumi.mjs";
 import { ensureSelfLink } from "../tools/self-link.mjs";
 
@@ -12,13 +12,15 @@ declare module "vitest" {
 
 /**
  * Engine tests run the provider the way users do: the dynamic-provider process loads the compiled
- * package through node_modules, so it is built first, and stamped: a test that runs `npm run demo`
- * then finds dist/ fresh instead of recompiling it under the engine tests that load it meanwhile.
+ * package through node_modules, so it is built first when a source is newer than the last build
+ * (after `npm ci`, whose `prepare` built it, it is not), and stamped: a test that runs `npm run demo`
+ * or `npm run build` then finds dist/ fresh instead of recompiling it under the engine tests that load
+ * it meanwhile.
  * Every engine test runs the real CLI, so a provisioning failure fails the run instead of skipping
  * tests.
  */
 export default async function setup(project: TestProject): Promise<void> {
-  build();
+  buildIfStale();
   ensureSelfLink();
   const cli = await provisionPulumi();
   process.env.PATH = `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}`;

@@ -1,8 +1,17 @@
 // @ts-check
 /**
- * The build step of the npm scripts that run compiled code (demo, server, openapi, bench): it compiles
- * only when a source is newer than the last build, and says so, instead of a silent tsc on every run
- * (even `--help`).
+ * Every build of dist/ goes through here: `npm run build`, npm's `prepare` (after `npm ci`, or in a
+ * git-URL install) and `prepack`, the npm scripts that run compiled code (demo, server, openapi,
+ * bench), and the suite's global setup. It compiles only when a source is newer than the last build,
+ * and says so, instead of a silent tsc on every run (even `--help`). Skipping a fresh build also keeps
+ * dist/ from being rewritten under processes that are loading it: the suite runs the examples'
+ * `npm run build` while engine tests load dist/.
+ *
+ *   node tools/build.mjs            compile if stale
+ *   node tools/build.mjs --verbose  the same, and say so when there is nothing to do (`npm run build`)
+ *   node tools/build.mjs --pack     always: an empty dist/, no source maps (their .ts files do not
+ *                                   ship); the stamp then keeps `prepare`, which npm runs right after
+ *                                   `prepack`, from compiling it all again with maps
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -14,9 +23,13 @@ export const SOURCE_DIRS = ["sdk", "provider", "server", "tools", "demo", "cli",
 const SOURCE_FILES = ["tsconfig.json", "tsconfig.build.json", "package.json", "package-lock.json"];
 export const STAMP = path.join(repoRoot, "dist", ".build-stamp");
 
-/** @param {string} dir @returns {number} */
+/**
+ * The newest change below `dir`: its .ts files, and the folders themselves, whose time moves when a
+ * file is added, removed or renamed (a renamed file keeps its own time).
+ * @param {string} dir @returns {number}
+ */
 function newestIn(dir) {
-  let newest = 0;
+  let newest = fs.statSync(dir).mtimeMs;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestIn(full));
@@ -38,28 +51,33 @@ export function distIsFresh() {
 /**
  * Compiles into dist/ and stamps it. The stamp's time is taken before compiling, so a source saved
  * during the build counts as newer.
+ * @param {{ forPack?: boolean }} [options]
  */
-export function build() {
+export function build({ forPack = false } = {}) {
   const stampTime = new Date();
-  execFileSync(
-    process.execPath,
-    [path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"],
-    {
-      cwd: repoRoot,
-      stdio: "inherit",
-    },
-  );
+  if (forPack) fs.rmSync(path.join(repoRoot, "dist"), { recursive: true, force: true });
+  const tsc = path.join(repoRoot, "node_modules", "typescript", "bin", "tsc");
+  const args = [tsc, "-p", "tsconfig.build.json", ...(forPack ? ["--sourceMap", "false"] : [])];
+  execFileSync(process.execPath, args, { cwd: repoRoot, stdio: "inherit" });
   fs.writeFileSync(STAMP, "");
   fs.utimesSync(STAMP, stampTime, stampTime);
 }
 
-export function buildIfStale() {
-  if (distIsFresh()) return false;
+/** @param {{ verbose?: boolean }} [options] */
+export function buildIfStale({ verbose = false } = {}) {
+  if (distIsFresh()) {
+    if (verbose) process.stderr.write("[build] dist/ is up to date: no source changed since the last build\n");
+    return false;
+  }
   const started = Date.now();
-  process.stderr.write("[build] compiling TypeScript into dist/ (sources changed since the last build)\n");
+  const why = fs.existsSync(STAMP) ? "sources changed since the last build" : "no build yet";
+  process.stderr.write(`[build] compiling TypeScript into dist/ (${why})\n`);
   build();
   process.stderr.write(`[build] done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return true;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) buildIfStale();
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes("--pack")) build({ forPack: true });
+  else buildIfStale({ verbose: process.argv.includes("--verbose") });
+}

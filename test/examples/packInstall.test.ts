@@ -45,6 +45,11 @@ describe("installed from a tarball, outside the repository", () => {
     for (const file of ["dist/provider/index.js", "dist/provider/runtime.js", "dist/cli/main.js", "LICENSE"]) {
       expect(fs.existsSync(path.join(installed, file)), file).toBe(true);
     }
+    // prepack builds without source maps, whose .ts files do not ship, and prepare must not build again with them.
+    const maps = (fs.readdirSync(path.join(installed, "dist"), { recursive: true }) as string[]).filter((file) =>
+      file.endsWith(".map"),
+    );
+    expect(maps).toEqual([]);
     const version = JSON.parse(fs.readFileSync(path.join(installed, "package.json"), "utf8")).version;
     expect(await npm(["exec", "--", "pulumi-proxy", "--version"], app)).toBe(`pulumi-proxy ${version}\n`);
   });

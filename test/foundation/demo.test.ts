@@ -37,7 +37,7 @@ describe("npm run demo", () => {
     expect(tally.count("create")).toBe(3);
   });
 
-  it("builds only when a source is newer than dist/, and says when it does", async () => {
+  it("builds only when a source is newer than dist/, and says when it does (npm run build also when it does not)", async () => {
     // The real build script, copied into a one-file project: it rebuilds the dist/ beside itself, and the
     // repository's own dist/ must not be rewritten while other test files load it.
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-build-"));
@@ -52,7 +52,8 @@ describe("npm run demo", () => {
         include: ["demo"],
       };
       fs.writeFileSync(path.join(root, "tsconfig.build.json"), JSON.stringify(tsconfig));
-      const build = () => promisify(execFile)(process.execPath, [path.join(root, "tools", "build.mjs")]);
+      const build = (...args: string[]) =>
+        promisify(execFile)(process.execPath, [path.join(root, "tools", "build.mjs"), ...args]);
 
       const first = await build();
       expect(first.stderr).toContain("[build] compiling TypeScript into dist/");
@@ -61,6 +62,9 @@ describe("npm run demo", () => {
       const builtAt = fs.statSync(stamp).mtimeMs;
       const again = await build();
       expect(again.stderr).toBe("");
+      // `npm run build` passes --verbose: it says that there was nothing to do, and still does nothing.
+      const asked = await build("--verbose");
+      expect(asked.stderr).toBe("[build] dist/ is up to date: no source changed since the last build\n");
       expect(fs.statSync(stamp).mtimeMs).toBe(builtAt);
 
       // A source saved after the build makes the next run compile, and say so.
