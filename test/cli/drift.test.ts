@@ -6,6 +6,10 @@ import { type ExampleFixture, exampleFixture, expectNothingLeft } from "../examp
 import { runCli } from "../support/cli";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The gitops example's `team` output: its proxy users by name. */
+type Team = Record<string, { id: string; username: string; enabled: boolean }>;
+
 const json = (value: unknown) => ({ value: JSON.stringify(value) });
 /** The server's clock: real time, moved forward by the test to let the service's own status change. */
 let offsetMs = 0;
@@ -16,7 +20,7 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
   let env: Record<string, string>;
   let crawlerId: string;
   let created: Record<string, number>;
-  let team: Record<string, { id: string; username: string; enabled: boolean }>;
+  let team: Team;
   const driftArgs = () => ["drift", "--stack", fixture.stackName, "--cwd", fixture.dir];
 
   beforeAll(async () => {
@@ -26,7 +30,7 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
     env = { ...(process.env as Record<string, string>), ...fixture.envVars };
     const up = await fixture.stack.up();
     created = up.summary.resourceChanges ?? {};
-    team = up.outputs.team?.value as Record<string, { id: string; username: string; enabled: boolean }>;
+    team = up.outputs.team?.value as Team;
     crawlerId = team.crawler?.id as string;
   });
   afterAll(async () => {
