@@ -1,11 +1,11 @@
-import type { IpAllocation as WireAllocation } from "../sdk";
 import {
   FREE_REPLACEMENTS_PER_MONTH,
   formatDollars,
   quoteReplacement,
   TERM_DAYS,
   TERM_PRICE_CENTS,
-} from "../sdk/pricing";
+} from "../contract/pricing";
+import type { IpAllocation as WireAllocation } from "../sdk";
 import type { CostItem, CostSection } from "./planModel";
 import type { PlannedStep } from "./planSteps";
 
@@ -88,7 +88,7 @@ async function replacementItem(step: PlannedStep, lookup: LiveAllocationLookup, 
 }
 
 /**
- * Every charge the plan incurs, from the same rules the API charges by (sdk/pricing.ts): a new
+ * Every charge the plan incurs, from the same rules the API charges by (contract/pricing.ts): a new
  * allocation pays one term; a replacement in place is free while the allocation has free ones left
  * this UTC month (counted by the API, so replacements made outside Pulumi count too), and is
  * otherwise prorated over the days left in its term as of `nowMs`.

@@ -1,4 +1,4 @@
-import { formatDollars } from "../sdk/pricing";
+import { formatDollars } from "../contract/pricing";
 import type { CeilingChange, CostItem, KeyAccessChange, PlanJson, ResourceChange } from "./planModel";
 import { formatValue } from "./table";
 

@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import type { Scope } from "../contract";
+import { ApiKeyId, CreateApiKeyBody, GRACE_HOURS_DEFAULT, GraceHours, SCOPES, Scopes, Timestamp } from "../contract";
 import type { ApiKey as WireApiKey } from "../sdk";
-import type { Scope } from "../sdk/schemas";
-import { ApiKeyId, CreateApiKeyBody, GRACE_HOURS_DEFAULT, GraceHours, SCOPES, Scopes, Timestamp } from "../sdk/schemas";
 import { providerContext } from "./context";
 import * as d from "./declaration";
 import { createRecorded, keyedFor, rotateOnce } from "./exactlyOnce";

@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { LIST_LIMIT_MAX } from "../contract/common";
 import { type ApiKey, type IpAllocation, ProxyClient, type ProxyUser } from "../sdk";
-import { LIST_LIMIT_MAX } from "../sdk/schemas/common";
 import { ReadCoalescer } from "./coalescer";
 import { providerSettings, SETTING_KEYS } from "./settings";
 

@@ -1,4 +1,4 @@
-export type { Scope } from "../sdk/schemas";
+export type { Scope } from "../contract";
 export { ApiKey, type ApiKeyArgs } from "./apiKey";
 export {
   type BalanceResult,

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { CityName, CountryCode, IpHealth, IpPathSegment, IpProduct, ReplaceIpBody, Timestamp } from "../contract";
 import { ConflictError, ErrorCode, type IpAllocation as WireAllocation } from "../sdk";
-import { CityName, CountryCode, IpHealth, IpPathSegment, IpProduct, ReplaceIpBody, Timestamp } from "../sdk/schemas";
 import { providerContext } from "./context";
 import * as d from "./declaration";
 import { changeOnce, createRecorded, keyedFor } from "./exactlyOnce";

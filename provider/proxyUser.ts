@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { dailyWithinMonthly, Gigabytes, ProxyUserId, ProxyUserName, Timestamp } from "../contract";
 import type { ProxyUser as WireProxyUser } from "../sdk";
-import { dailyWithinMonthly, Gigabytes, ProxyUserId, ProxyUserName, Timestamp } from "../sdk/schemas";
 import { providerContext } from "./context";
 import * as d from "./declaration";
 import { wantsEnabledWrite } from "./enabledHold";

@@ -1,3 +1,37 @@
+export * as schemas from "../contract";
+export type { Balance, BillingCharge, TopUpBody } from "../contract/billing";
+export type { ListQuery } from "../contract/common";
+export { ErrorCode, type WireErrorCode } from "../contract/errors";
+export type {
+  AllocateIpBody,
+  IpAllocation,
+  IpHealth,
+  IpListQuery,
+  IpProduct,
+  ReplaceIpBody,
+  ReplaceIpResult,
+  ReplacementCharge,
+} from "../contract/ips";
+export type { ApiKey, ApiKeyWithSecret, CreateApiKeyBody, RotateApiKeyBody, Scope } from "../contract/keys";
+export {
+  FREE_REPLACEMENTS_PER_MONTH,
+  formatDollars,
+  proratedCents,
+  quoteReplacement,
+  type ReplacementQuote,
+  remainingTermDays,
+  TERM_DAYS,
+  TERM_PRICE_CENTS,
+} from "../contract/pricing";
+export type {
+  CreatedProxyUser,
+  CreateProxyUserBody,
+  Limits,
+  LimitsInput,
+  ProxyUser,
+  UpdateProxyUserBody,
+} from "../contract/proxyUsers";
+export type { UsageQuery, UsageReport } from "../contract/usage";
 export { ProxyClient } from "./client";
 export {
   ApiError,
@@ -29,38 +63,4 @@ export type {
   TransportEvent,
   TransportStats,
 } from "./core/types";
-export {
-  FREE_REPLACEMENTS_PER_MONTH,
-  formatDollars,
-  proratedCents,
-  quoteReplacement,
-  type ReplacementQuote,
-  remainingTermDays,
-  TERM_DAYS,
-  TERM_PRICE_CENTS,
-} from "./pricing";
 export type { ProxyUserListQuery } from "./resources/proxyUsers";
-export * as schemas from "./schemas";
-export type { Balance, BillingCharge, TopUpBody } from "./schemas/billing";
-export type { ListQuery } from "./schemas/common";
-export { ErrorCode, type WireErrorCode } from "./schemas/errors";
-export type {
-  AllocateIpBody,
-  IpAllocation,
-  IpHealth,
-  IpListQuery,
-  IpProduct,
-  ReplaceIpBody,
-  ReplaceIpResult,
-  ReplacementCharge,
-} from "./schemas/ips";
-export type { ApiKey, ApiKeyWithSecret, CreateApiKeyBody, RotateApiKeyBody, Scope } from "./schemas/keys";
-export type {
-  CreatedProxyUser,
-  CreateProxyUserBody,
-  Limits,
-  LimitsInput,
-  ProxyUser,
-  UpdateProxyUserBody,
-} from "./schemas/proxyUsers";
-export type { UsageQuery, UsageReport } from "./schemas/usage";

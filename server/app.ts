@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import { toWireIssues } from "../sdk/schemas/common";
+import { toWireIssues } from "../contract/common";
 import { authenticate, requireScopes, SecretHasher } from "./auth";
 import type { Clock } from "./clock";
 import { ApiError, errorBody, invalidRequest } from "./errors";

@@ -1,5 +1,5 @@
-import { SecretPattern } from "../sdk/schemas/common";
-import type { Scope } from "../sdk/schemas/keys";
+import { SecretPattern } from "../contract/common";
+import type { Scope } from "../contract/keys";
 import { ApiError } from "./errors";
 import { livePrevious } from "./render";
 import type { KeyRecord, Store } from "./store";

@@ -1,6 +1,6 @@
-import { toWireIssues } from "../sdk/schemas/common";
-import { IpHealth, IpPathSegment } from "../sdk/schemas/ips";
-import { CreateApiKeyBody } from "../sdk/schemas/keys";
+import { toWireIssues } from "../contract/common";
+import { IpHealth, IpPathSegment } from "../contract/ips";
+import { CreateApiKeyBody } from "../contract/keys";
 import type { Clock } from "./clock";
 import { utcDay } from "./clock";
 import { createKey } from "./handlers/keys";

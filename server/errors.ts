@@ -1,4 +1,4 @@
-import { ERRORS, type ErrorCode, type GatewayErrorCode } from "../sdk/schemas/errors";
+import { ERRORS, type ErrorCode, type GatewayErrorCode } from "../contract/errors";
 
 /**
  * Every failure a handler or the pipeline can answer with. Handlers throw these; the pipeline turns

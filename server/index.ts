@@ -3,7 +3,7 @@
  * the SDK and provider tests, the demo and the benchmarks. Published as `pulumi-proxy/testing`.
  */
 
-export { FREE_REPLACEMENTS_PER_MONTH, TERM_PRICE_CENTS } from "../sdk/pricing";
+export { FREE_REPLACEMENTS_PER_MONTH, TERM_PRICE_CENTS } from "../contract/pricing";
 export type { Stats } from "./app";
 export { type Clock, ManualClock } from "./clock";
 export type { ServerControl } from "./control";

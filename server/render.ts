@@ -1,8 +1,8 @@
-import { FREE_REPLACEMENTS_PER_MONTH, TERM_MS } from "../sdk/pricing";
-import type { BillingCharge } from "../sdk/schemas/billing";
-import type { IpAllocation } from "../sdk/schemas/ips";
-import type { ApiKey } from "../sdk/schemas/keys";
-import type { ProxyUser } from "../sdk/schemas/proxyUsers";
+import type { BillingCharge } from "../contract/billing";
+import type { IpAllocation } from "../contract/ips";
+import type { ApiKey } from "../contract/keys";
+import { FREE_REPLACEMENTS_PER_MONTH, TERM_MS } from "../contract/pricing";
+import type { ProxyUser } from "../contract/proxyUsers";
 import { isoTimestamp, utcMonth } from "./clock";
 import type { AllocationRecord, ChargeRecord, KeyRecord, ProxyUserRecord } from "./store";
 

@@ -1,6 +1,6 @@
 import FindMyWay from "find-my-way";
-import { ENDPOINTS, type OperationId } from "../sdk/schemas/endpoints";
-import type { Endpoint } from "../sdk/schemas/operation";
+import { ENDPOINTS, type OperationId } from "../contract/endpoints";
+import type { Endpoint } from "../contract/operation";
 import { HANDLERS, type Handler } from "./handlers";
 
 export interface Route {

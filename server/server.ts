@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { SecretPattern } from "../sdk/schemas/common";
-import { SCOPES } from "../sdk/schemas/keys";
+import { SecretPattern } from "../contract/common";
+import { SCOPES } from "../contract/keys";
 import { ReferenceApp, type Stats } from "./app";
 import { type Clock, systemClock } from "./clock";
 import { createControl, type ServerControl } from "./control";

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import type { IpHealth, IpProduct } from "../sdk/schemas/ips";
-import type { Scope } from "../sdk/schemas/keys";
+import type { IpHealth, IpProduct } from "../contract/ips";
+import type { Scope } from "../contract/keys";
 import { OrderedCollection, type Sequenced } from "./collection";
 import { newId } from "./tokens";
 

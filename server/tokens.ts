@@ -1,5 +1,5 @@
 import { createHash, randomFillSync, randomInt } from "node:crypto";
-import { TOKEN_ALPHABET } from "../sdk/schemas/common";
+import { TOKEN_ALPHABET } from "../contract/common";
 
 /** Random bytes drawn in 4 KiB batches: one getrandom call per ~100 ids instead of one per id. */
 const randomPool = Buffer.alloc(4096);

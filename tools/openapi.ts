@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
-import * as schemas from "../sdk/schemas";
-import { ENDPOINTS } from "../sdk/schemas/endpoints";
-import { ERRORS, ErrorCode } from "../sdk/schemas/errors";
-import { type Endpoint, errorCodesOf } from "../sdk/schemas/operation";
+import * as schemas from "../contract";
+import { ENDPOINTS } from "../contract/endpoints";
+import { ERRORS, ErrorCode } from "../contract/errors";
+import { type Endpoint, errorCodesOf } from "../contract/operation";
 
 /**
  * openapi.json is generated, never written by hand: from ENDPOINTS and the zod wire schemas, the

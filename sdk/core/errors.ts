@@ -1,5 +1,5 @@
-import { ErrorBody } from "../schemas/common";
-import type { WireErrorCode } from "../schemas/errors";
+import { ErrorBody } from "../../contract/common";
+import type { WireErrorCode } from "../../contract/errors";
 
 /** Base of everything the SDK throws, so callers can tell SDK failures from their own bugs. */
 export class ProxyError extends Error {

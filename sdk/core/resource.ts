@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { ENDPOINTS, type OperationId } from "../schemas/endpoints";
-import type { Endpoint } from "../schemas/operation";
+import { ENDPOINTS, type OperationId } from "../../contract/endpoints";
+import type { Endpoint } from "../../contract/operation";
 import { type Page, PagePromise } from "./pagination";
 import { resolvePath } from "./path";
 import type { QueryValue, RequestOptions, Transport } from "./transport";

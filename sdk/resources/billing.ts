@@ -1,8 +1,8 @@
+import type { Balance, BillingCharge, TopUpBody } from "../../contract/billing";
+import type { ListQuery } from "../../contract/common";
 import type { PagePromise } from "../core/pagination";
 import { ApiResource } from "../core/resource";
 import type { RequestOptions } from "../core/transport";
-import type { Balance, BillingCharge, TopUpBody } from "../schemas/billing";
-import type { ListQuery } from "../schemas/common";
 
 export class Billing extends ApiResource {
   balance(options?: RequestOptions): Promise<Balance> {

@@ -1,7 +1,7 @@
+import type { AllocateIpBody, IpAllocation, IpListQuery, ReplaceIpBody, ReplaceIpResult } from "../../contract/ips";
 import type { PagePromise } from "../core/pagination";
 import { ApiResource } from "../core/resource";
 import type { RequestOptions } from "../core/transport";
-import type { AllocateIpBody, IpAllocation, IpListQuery, ReplaceIpBody, ReplaceIpResult } from "../schemas/ips";
 
 /** Paths take the current address or the allocation id; the id survives a replacement. */
 export class Ips extends ApiResource {

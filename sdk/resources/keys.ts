@@ -1,8 +1,8 @@
+import type { ListQuery } from "../../contract/common";
+import type { ApiKey, ApiKeyWithSecret, CreateApiKeyBody, RotateApiKeyBody } from "../../contract/keys";
 import type { PagePromise } from "../core/pagination";
 import { ApiResource } from "../core/resource";
 import type { RequestOptions } from "../core/transport";
-import type { ListQuery } from "../schemas/common";
-import type { ApiKey, ApiKeyWithSecret, CreateApiKeyBody, RotateApiKeyBody } from "../schemas/keys";
 
 export class Keys extends ApiResource {
   list(query?: ListQuery, options?: RequestOptions): PagePromise<ApiKey> {

@@ -1,13 +1,13 @@
-import type { PagePromise } from "../core/pagination";
-import { ApiResource } from "../core/resource";
-import type { RequestOptions } from "../core/transport";
 import type {
   CreatedProxyUser,
   CreateProxyUserBody,
   ProxyUser,
   UpdateProxyUserBody,
   ProxyUserListQuery as WireProxyUserListQuery,
-} from "../schemas/proxyUsers";
+} from "../../contract/proxyUsers";
+import type { PagePromise } from "../core/pagination";
+import { ApiResource } from "../core/resource";
+import type { RequestOptions } from "../core/transport";
 
 /** The wire filter is the string "true"/"false"; a boolean is accepted too. */
 export type ProxyUserListQuery = Omit<WireProxyUserListQuery, "enabled"> & {

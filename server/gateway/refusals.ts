@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { GATEWAY_ERRORS, type GatewayErrorCode } from "../../sdk/schemas/errors";
+import { GATEWAY_ERRORS, type GatewayErrorCode } from "../../contract/errors";
 import { errorBody } from "../errors";
 
 /**

@@ -1,5 +1,5 @@
-import type { TopUpBody } from "../../sdk/schemas/billing";
-import { LIST_LIMIT_DEFAULT, type ListQuery } from "../../sdk/schemas/common";
+import type { TopUpBody } from "../../contract/billing";
+import { LIST_LIMIT_DEFAULT, type ListQuery } from "../../contract/common";
 import { renderCharge } from "../render";
 import type { HandlerTable } from "./context";
 

@@ -1,5 +1,5 @@
-import type { OperationId } from "../../sdk/schemas/endpoints";
-import type { Endpoint } from "../../sdk/schemas/operation";
+import type { OperationId } from "../../contract/endpoints";
+import type { Endpoint } from "../../contract/operation";
 import { invalidRequest, notFound } from "../errors";
 import type { KeyRecord, Store } from "../store";
 

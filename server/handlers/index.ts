@@ -1,4 +1,4 @@
-import type { OperationId } from "../../sdk/schemas/endpoints";
+import type { OperationId } from "../../contract/endpoints";
 import { billingHandlers } from "./billing";
 import type { Handler } from "./context";
 import { ipHandlers } from "./ips";

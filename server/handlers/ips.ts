@@ -1,6 +1,6 @@
-import { quoteReplacement, TERM_PRICE_CENTS } from "../../sdk/pricing";
-import { LIST_LIMIT_DEFAULT } from "../../sdk/schemas/common";
-import type { AllocateIpBody, IpListQuery, ReplaceIpBody } from "../../sdk/schemas/ips";
+import { LIST_LIMIT_DEFAULT } from "../../contract/common";
+import type { AllocateIpBody, IpListQuery, ReplaceIpBody } from "../../contract/ips";
+import { quoteReplacement, TERM_PRICE_CENTS } from "../../contract/pricing";
 import { requireScopes } from "../auth";
 import { utcMonth } from "../clock";
 import { ApiError, notFound } from "../errors";
@@ -41,7 +41,7 @@ function noCapacity(country: string, city: string | undefined): ApiError {
   });
 }
 
-/** The shared pricing rule (sdk/pricing.ts), fed with this allocation as the API reports it. */
+/** The shared pricing rule (contract/pricing.ts), fed with this allocation as the API reports it. */
 function replacementChargeCents(allocation: AllocationRecord, now: number): number {
   const live = {
     product: allocation.product,

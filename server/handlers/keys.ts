@@ -1,5 +1,5 @@
-import { LIST_LIMIT_DEFAULT, type ListQuery } from "../../sdk/schemas/common";
-import { type CreateApiKeyBody, GRACE_HOURS_DEFAULT, type RotateApiKeyBody, type Scope } from "../../sdk/schemas/keys";
+import { LIST_LIMIT_DEFAULT, type ListQuery } from "../../contract/common";
+import { type CreateApiKeyBody, GRACE_HOURS_DEFAULT, type RotateApiKeyBody, type Scope } from "../../contract/keys";
 import { HOUR_MS } from "../clock";
 import { ApiError, invalidRequest, notFound } from "../errors";
 import { renderKey } from "../render";

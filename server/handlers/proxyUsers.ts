@@ -1,11 +1,11 @@
-import { LIST_LIMIT_DEFAULT } from "../../sdk/schemas/common";
-import type { Scope } from "../../sdk/schemas/keys";
+import { LIST_LIMIT_DEFAULT } from "../../contract/common";
+import type { Scope } from "../../contract/keys";
 import {
   type CreateProxyUserBody,
   dailyWithinMonthly,
   type ProxyUserListQuery,
   type UpdateProxyUserBody,
-} from "../../sdk/schemas/proxyUsers";
+} from "../../contract/proxyUsers";
 import { requireScopes } from "../auth";
 import { ApiError, invalidRequest, notFound } from "../errors";
 import { renderProxyUser } from "../render";

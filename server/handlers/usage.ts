@@ -1,4 +1,4 @@
-import type { UsageQuery, UsageReport } from "../../sdk/schemas/usage";
+import type { UsageQuery, UsageReport } from "../../contract/usage";
 import { DAY_MS } from "../clock";
 import { invalidRequest } from "../errors";
 import type { HandlerTable } from "./context";

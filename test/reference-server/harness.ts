@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { request } from "undici";
 import { expect } from "vitest";
-import { ErrorBody } from "../../sdk/schemas/common";
+import { ErrorBody } from "../../contract/common";
 import { type ReferenceServer, type ReferenceServerOptions, startReferenceServer } from "../../server";
 import { Router } from "../../server/routes";
 

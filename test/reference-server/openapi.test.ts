@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ENDPOINTS } from "../../sdk/schemas/endpoints";
+import { ENDPOINTS } from "../../contract/endpoints";
 import { buildOpenApiDocument, renderOpenApiJson } from "../../tools/openapi";
 
 const committedPath = resolve(__dirname, "..", "..", "openapi.json");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ENDPOINTS, type OperationId } from "../../sdk/schemas/endpoints";
-import { SCOPES } from "../../sdk/schemas/keys";
+import { ENDPOINTS, type OperationId } from "../../contract/endpoints";
+import { SCOPES } from "../../contract/keys";
 import { type Api, expectError, startApi } from "./harness";
 
 interface Case {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDollars, proratedCents, quoteReplacement, remainingTermDays } from "../../sdk/pricing";
+import { formatDollars, proratedCents, quoteReplacement, remainingTermDays } from "../../contract/pricing";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const NOW = Date.UTC(2025, 2, 10, 12);

@@ -1,4 +1,4 @@
-import type { IpProduct } from "./schemas/ips";
+import type { IpProduct } from "./ips";
 
 /**
  * The service's price list and charging rules for addresses, in one place. The reference server
