@@ -1,8 +1,5 @@
 import type { EngineEvent, Stack, StepEventMetadata } from "@pulumi/pulumi/automation";
-// Loading the resource classes registers their declarations, which say which outputs are status.
-import "../provider";
-import { statusOutputsOf } from "../provider/declaration";
-import { shortType } from "./table";
+import { kindOfType } from "../provider/kinds";
 
 export interface PropertyDrift {
   /** Dotted path, e.g. `limits.monthlyGb`. */
@@ -63,7 +60,7 @@ function driftOf(step: StepEventMetadata): ResourceDrift | undefined {
   const base = { urn: step.urn, name: resourceName(step.urn), type: step.type };
   if (!step.new) return { ...base, kind: "deleted", properties: [] };
   // Status outputs change without anyone touching the object (see the resource's declaration).
-  const status = statusOutputsOf(shortType(step.type));
+  const status = kindOfType(step.type)?.statusOutputs ?? [];
   const properties = propertyDiffs(step.old.outputs ?? {}, step.new.outputs ?? {}).filter(
     (property) => !status.includes(property.path),
   );

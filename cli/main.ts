@@ -4,7 +4,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { runServerCli } from "../server/cli";
 import { type DriftReport, detectDrift } from "./drift";
-import { planCommand } from "./plan";
+import { planCommand } from "./plan/command";
 import {
   describeFailure,
   ENVIRONMENT_USAGE,

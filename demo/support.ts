@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
-import { shortType } from "../cli/table";
+import { shortType } from "../cli/format";
 
 export const USAGE = `usage: npm run demo -- [--keep] [--verbose] [--api-url URL --api-key KEY] [--with-ip]
 

@@ -1,4 +1,5 @@
-import { ApiError, ConnectionError, type Page, TimeoutError } from "../sdk";
+import { LIST_LIMIT_MAX } from "../contract/common";
+import { ApiError, ConnectionError, type Page, type PagePromise, type RequestOptions, TimeoutError } from "../sdk";
 import { isRetriableStatus } from "../sdk/core/retry";
 import { OpenReads, type Waiter } from "./openReads";
 import { unlessGone } from "./shared";
@@ -31,6 +32,17 @@ export interface Collection<T> {
   /** One list page; `onSend` must be called whenever its request goes on the wire (again, on a retry). */
   page(cursor: string | undefined, onSend: () => void): Promise<Page<T>>;
   get(id: string): Promise<T>;
+}
+
+/** A collection of the SDK (`client.keys`), walked with full pages. */
+export function walkable<T>(resource: {
+  list(query: { limit: number; cursor?: string }, options: RequestOptions): PagePromise<T>;
+  get(id: string): Promise<T>;
+}): Collection<T> {
+  return {
+    page: (cursor, onSend) => resource.list({ limit: LIST_LIMIT_MAX, cursor }, { onSend }),
+    get: (id) => resource.get(id),
+  };
 }
 
 export interface CoalescerOptions {

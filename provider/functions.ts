@@ -4,12 +4,12 @@ import {
   type BillingCharge,
   type IpAllocation,
   isNotFound,
-  ProxyClient,
+  type ProxyClient,
   type ProxyUser,
   type UsageReport,
 } from "../sdk";
 import { type Camelized, camelized } from "./camelized";
-import { providerSettings } from "./settings";
+import { apiSettings, clientFor as newClient, settingsIdentity } from "./settings";
 import { explain } from "./shared";
 
 /**
@@ -148,27 +148,12 @@ function read<A extends object, R>(
 
 let cached: { identity: string; client: ProxyClient } | undefined;
 
+/** The program's client: the same settings as the resources' provider process, from the same stack config. */
 function clientFor(apiUrl: string | undefined, apiKey: string | undefined): ProxyClient {
-  if (!apiUrl) {
-    throw new Error("no API URL is configured. Run `pulumi config set proxy:apiUrl https://…` or set PROXY_API_URL.");
-  }
-  if (!apiKey) {
-    throw new Error(
-      "no API key is configured. Run `pulumi config set --secret proxy:apiKey live_…` or set PROXY_API_KEY.",
-    );
-  }
-  // The same settings as the resources' provider process, from the same stack config.
-  const { rateLimitReserve, retryWindowSeconds } = providerSettings((key) => pulumi.runtime.getConfig(key));
-  const identity = [apiUrl, apiKey, rateLimitReserve, retryWindowSeconds].join("\u0000");
-  if (cached?.identity !== identity) {
-    const client = new ProxyClient({
-      baseUrl: apiUrl,
-      apiKey,
-      userAgent: "pulumi-proxy-functions",
-      rateLimitReserve,
-      retryWindowMs: retryWindowSeconds * 1000,
-    });
-    cached = { identity, client };
-  }
+  const settings = apiSettings((key) =>
+    key === "proxy:apiUrl" ? apiUrl : key === "proxy:apiKey" ? apiKey : pulumi.runtime.getConfig(key),
+  );
+  const identity = settingsIdentity(settings);
+  if (cached?.identity !== identity) cached = { identity, client: newClient(settings, "pulumi-proxy-functions") };
   return cached.client;
 }

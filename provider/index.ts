@@ -1,5 +1,5 @@
 export type { Scope } from "../contract";
-export { ApiKey, type ApiKeyArgs } from "./apiKey";
+export { ApiKey, type ApiKeyArgs } from "./apiKey/index";
 export {
   type BalanceResult,
   type Charge,
@@ -16,5 +16,5 @@ export {
   type UsageResult,
   type UsageRow,
 } from "./functions";
-export { IpAllocation, type IpAllocationArgs } from "./ipAllocation";
-export { ProxyUser, type ProxyUserArgs, type TrafficLimits } from "./proxyUser";
+export { IpAllocation, type IpAllocationArgs } from "./ipAllocation/index";
+export { ProxyUser, type ProxyUserArgs, type TrafficLimits } from "./proxyUser/index";

@@ -2,58 +2,36 @@
  * What serialized providers call in the provider process (see stubs.ts). Loaded lazily there, so the
  * SDK and its HTTP stack never enter the state or the program's closure.
  */
-import { ProxyError } from "../sdk";
-import { apiKeyHandler } from "./apiKey";
-import type { Handler } from "./declaration";
-import { ipAllocationHandler } from "./ipAllocation";
-import { proxyUserHandler } from "./proxyUser";
-import { explain } from "./shared";
-import type { ResourceKind } from "./stubs";
-
-export { configure } from "./context";
-
-const VERBS: Record<keyof Handler, string> = {
-  check: "check its inputs",
-  diff: "compare it with its state",
-  create: "create it",
-  read: "refresh it",
-  update: "update it",
-  delete: "delete it",
-};
-
-/** `ProxyUser "scraper"`, from whichever of the call's property bags names the object. */
-function labelOf(type: string, args: unknown[]): string {
-  for (const arg of args) {
-    const props = arg as { name?: unknown; ip?: unknown } | undefined;
-    if (typeof props?.name === "string") return `${type} "${props.name}"`;
-    if (typeof props?.ip === "string") return `${type} ${props.ip}`;
-  }
-  return typeof args[0] === "string" ? `${type} ${args[0]}` : type;
-}
+import * as pulumi from "@pulumi/pulumi";
+import { contextFor, type ProviderContext } from "./context";
+import { type Handler, handlerFor } from "./dynamic";
+import { KINDS, type ResourceKind } from "./kinds";
+import { apiSettings, CONFIG_KEYS, type ConfigKey, settingsIdentity } from "./settings";
 
 /**
- * Every failure leaves the provider worded by `explain`: it names the resource and the fix, and it is
- * one line where the host would otherwise print a stack trace (a refresh with the API down, say).
+ * The stack config the provider process was given. Credentials live only here: `configure`
+ * receives the stack config in this process, and the environment is the fallback. Nothing of it is
+ * ever captured into the serialized provider.
  */
-function explainFailures(type: string, handler: Handler): Handler {
-  const wrapped = {} as Record<keyof Handler, (...args: unknown[]) => Promise<unknown>>;
-  for (const method of Object.keys(VERBS) as (keyof Handler)[]) {
-    const call = handler[method] as (...args: unknown[]) => Promise<unknown>;
-    wrapped[method] = async (...args) => {
-      try {
-        return await call.apply(handler, args);
-      } catch (error) {
-        // The resources word their own errors; an SDK error that got past them is worded here.
-        if (!(error instanceof ProxyError)) throw error;
-        throw explain(labelOf(type, args), VERBS[method], error);
-      }
-    };
-  }
-  return wrapped as unknown as Handler;
+let fromConfig: Partial<Record<ConfigKey, string>> = {};
+let current: { identity: string; context: ProviderContext } | undefined;
+
+export function configure(request: pulumi.dynamic.ConfigureRequest): void {
+  fromConfig = Object.fromEntries(CONFIG_KEYS.map((key) => [key, request.config.get(key)]));
 }
 
-export const handlers: Record<ResourceKind, Handler> = {
-  proxyUser: explainFailures("ProxyUser", proxyUserHandler),
-  apiKey: explainFailures("ApiKey", apiKeyHandler),
-  ipAllocation: explainFailures("IpAllocation", ipAllocationHandler),
-};
+/** The context for the configured credentials, made on first use (a method that needs no API never fails). */
+function context(): ProviderContext {
+  const settings = apiSettings((key) => fromConfig[key]);
+  const identity = settingsIdentity(settings);
+  if (current?.identity !== identity) {
+    const warn = (message: string) => void pulumi.log.warn(message);
+    current = { identity, context: contextFor(settings, "pulumi-proxy-provider", warn) };
+  }
+  return current.context;
+}
+
+export const handlers = Object.fromEntries(KINDS.map((kind) => [kind.kind, handlerFor(kind, context)])) as Record<
+  ResourceKind,
+  Handler
+>;

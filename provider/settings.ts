@@ -1,9 +1,19 @@
+import { ProxyClient } from "../sdk";
 import { RETRY_WINDOW_MS_DEFAULT } from "../sdk/core/retry";
 
 /**
- * The provider's tuning in stack config. Read by one function in both processes: the program's, where
- * the resource constructors refuse a bad value at preview, and the provider's, which uses the values.
+ * The one way from a stack's settings to an API client, for the provider process (dynamic and
+ * native), the program's own reads and the CLI: each reads the stack config its own way and hands
+ * this module a lookup by full key (`proxy:apiUrl`). The environment is the fallback for the
+ * credentials, as documented.
  */
+export const CREDENTIAL_KEYS = ["proxy:apiUrl", "proxy:apiKey"] as const;
+export const SETTING_KEYS = ["proxy:rateLimitReserve", "proxy:retryWindowSeconds"] as const;
+export const CONFIG_KEYS = [...CREDENTIAL_KEYS, ...SETTING_KEYS] as const;
+export type ConfigKey = (typeof CONFIG_KEYS)[number];
+export type ConfigLookup = (key: ConfigKey) => string | undefined;
+
+/** The provider's tuning in stack config. */
 export interface ProviderSettings {
   /** `proxy:rateLimitReserve`: requests per window left to other users of the key. */
   rateLimitReserve: number;
@@ -11,9 +21,13 @@ export interface ProviderSettings {
   retryWindowSeconds: number;
 }
 
-export const SETTING_KEYS = ["proxy:rateLimitReserve", "proxy:retryWindowSeconds"] as const;
+export interface ApiSettings extends ProviderSettings {
+  apiUrl: string;
+  apiKey: string;
+}
 
-export function providerSettings(config: (key: (typeof SETTING_KEYS)[number]) => string | undefined): ProviderSettings {
+/** The tuning alone: the program checks it at preview, before any credential is needed. */
+export function providerSettings(config: ConfigLookup): ProviderSettings {
   return {
     rateLimitReserve: wholeNumber("rateLimitReserve", config("proxy:rateLimitReserve"), {
       unit: "requests per minute",
@@ -26,6 +40,39 @@ export function providerSettings(config: (key: (typeof SETTING_KEYS)[number]) =>
       example: 30,
     }),
   };
+}
+
+/** Every setting a client needs; a missing credential names the command that sets it. */
+export function apiSettings(config: ConfigLookup): ApiSettings {
+  const apiUrl = config("proxy:apiUrl") || process.env.PROXY_API_URL;
+  const apiKey = config("proxy:apiKey") || process.env.PROXY_API_KEY;
+  if (!apiUrl) {
+    throw new Error(
+      "pulumi-proxy: no API URL is configured. Run `pulumi config set proxy:apiUrl https://…` or set PROXY_API_URL.",
+    );
+  }
+  if (!apiKey) {
+    throw new Error(
+      "pulumi-proxy: no API key is configured. Run `pulumi config set --secret proxy:apiKey live_…` or set PROXY_API_KEY.",
+    );
+  }
+  return { apiUrl, apiKey, ...providerSettings(config) };
+}
+
+/** Two settings that make the same client: a process keeps one client per identity, so pacing sees every request. */
+export function settingsIdentity(settings: ApiSettings): string {
+  return [settings.apiUrl, settings.apiKey, settings.rateLimitReserve, settings.retryWindowSeconds].join("\u0000");
+}
+
+export function clientFor(settings: ApiSettings, userAgent: string, onWriteDone?: () => void): ProxyClient {
+  return new ProxyClient({
+    baseUrl: settings.apiUrl,
+    apiKey: settings.apiKey,
+    userAgent,
+    rateLimitReserve: settings.rateLimitReserve,
+    retryWindowMs: settings.retryWindowSeconds * 1000,
+    ...(onWriteDone ? { onWriteDone } : {}),
+  });
 }
 
 /** A whole-number setting, 0 or more; a bad value names the setting and the command that sets it. */

@@ -1,6 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-
-export type ResourceKind = "proxyUser" | "apiKey" | "ipAllocation";
+import type { ResourceKind } from "./kinds";
 
 /**
  * The provider object the engine serializes into the state of every resource. It holds no logic and

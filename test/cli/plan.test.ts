@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PlanJson } from "../../cli/planModel";
+import type { PlanJson } from "../../cli/plan/model";
 import { type ExampleFixture, exampleFixture } from "../examples/harness";
 import { runCli } from "../support/cli";
 

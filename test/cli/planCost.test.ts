@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CostItem, PlanJson } from "../../cli/planModel";
+import type { CostItem, PlanJson } from "../../cli/plan/model";
 import type { BillingCharge } from "../../sdk";
 import { type ExampleFixture, exampleFixture } from "../examples/harness";
 import { runCli } from "../support/cli";

@@ -1,6 +1,6 @@
-import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { configure, providerContext } from "../../provider/context";
+import { contextFor, type ProviderContext } from "../../provider/context";
+import { reads as proxyUsers } from "../../provider/proxyUser/schema";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 
@@ -11,15 +11,13 @@ import { type ReferenceServer, startReferenceServer } from "../../server";
 describe("coalesced reads against the reference server", () => {
   let server: ReferenceServer;
   let outOfBand: ProxyClient;
+  let context: ProviderContext;
 
   beforeAll(async () => {
     server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
     outOfBand = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
-    const config = new Map([
-      ["proxy:apiUrl", server.url],
-      ["proxy:apiKey", server.rootKey],
-    ]);
-    configure({ config: { get: (key: string) => config.get(key) } } as unknown as pulumi.dynamic.ConfigureRequest);
+    const settings = { apiUrl: server.url, apiKey: server.rootKey, rateLimitReserve: 0, retryWindowSeconds: 120 };
+    context = contextFor(settings, "read-freshness-test", () => {});
   });
   afterAll(() => server?.close());
 
@@ -30,7 +28,8 @@ describe("coalesced reads against the reference server", () => {
     await outOfBand.proxyUsers.update(ids[5]!, { limits: { daily_gb: 7 } });
     await outOfBand.proxyUsers.delete(ids[300]!);
 
-    const { client, reads } = providerContext();
+    const { client } = context;
+    const reads = { proxyUser: { read: (id: string) => context.read(proxyUsers, id) } };
     const readInEights = async () => {
       const found = [];
       for (let i = 0; i < ids.length; i += 8) {

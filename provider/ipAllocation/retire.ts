@@ -1,5 +1,4 @@
 import { isIP } from "node:net";
-import * as pulumi from "@pulumi/pulumi";
 
 interface TriggerState {
   ip?: string | null;
@@ -19,12 +18,16 @@ export function swapRequested(olds: TriggerState, newTrigger: string | null | un
   return newTrigger === olds.ip;
 }
 
-/** The warning for a trigger naming an address the allocation does not hold; none once it was retired. */
-export function warnIfElsewhere(label: string, olds: TriggerState, newTrigger: string | null | undefined): void {
-  if (newTrigger == null || newTrigger === olds.replaceTrigger || isIP(newTrigger) === 0) return;
-  if (newTrigger === olds.ip || newTrigger === olds.lastReplacedIp) return;
-  pulumi.log.warn(
+/** Why a changed trigger swaps nothing, in the words the diff warns with and the plan notes; none once retired. */
+export function unheldTriggerAdvice(
+  label: string,
+  olds: TriggerState,
+  newTrigger: string | null | undefined,
+): string[] {
+  if (newTrigger == null || newTrigger === olds.replaceTrigger || isIP(newTrigger) === 0) return [];
+  if (newTrigger === olds.ip || newTrigger === olds.lastReplacedIp) return [];
+  return [
     `${label}: replaceTrigger names ${newTrigger}, which this allocation does not hold (it holds ${olds.ip}); nothing is replaced. ` +
-      `Name the address it holds to retire that one.`,
-  );
+      "Name the address it holds to retire that one.",
+  ];
 }

@@ -1,6 +1,6 @@
-import { formatDollars } from "../contract/pricing";
-import type { CeilingChange, CostItem, KeyAccessChange, PlanJson, ResourceChange } from "./planModel";
-import { formatValue } from "./table";
+import { formatDollars } from "../../contract/pricing";
+import { formatValue } from "../format";
+import type { CeilingChange, CostItem, KeyAccessChange, PlanJson, ResourceChange } from "./model";
 
 /**
  * The plan in words, as plain text (a terminal) or Markdown (a PR comment, a job summary). Both are

@@ -1,5 +1,5 @@
 import type { EngineEvent, Stack, StepEventMetadata } from "@pulumi/pulumi/automation";
-import { shortType } from "./table";
+import { shortType } from "../format";
 
 /** How the engine shows a value that is known only after an apply, and how the plan prints it. */
 const ENGINE_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

@@ -1,12 +1,8 @@
 import { parseArgs } from "node:util";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { isNotFound, ProxyClient } from "../sdk";
-import { describeAccess } from "./planAccess";
-import { describeChanges } from "./planChanges";
-import { type LiveAllocationLookup, needsLiveAllocations, planCost } from "./planCost";
-import type { PlanJson } from "./planModel";
-import { formatPlanMarkdown, formatPlanText } from "./planRender";
-import { type PlannedStep, previewSteps } from "./planSteps";
+import type { Pricing } from "../../provider/review";
+import { apiSettings, type ConfigKey, clientFor } from "../../provider/settings";
+import { isNotFound, type ProxyClient } from "../../sdk";
 import {
   describeFailure,
   ENVIRONMENT_USAGE,
@@ -17,7 +13,11 @@ import {
   selectStack,
   stackTarget,
   UsageError,
-} from "./stack";
+} from "../stack";
+import type { PlanJson } from "./model";
+import { formatPlanMarkdown, formatPlanText } from "./render";
+import { describeAccess, describeChanges, planCost, reviewSteps } from "./review";
+import { previewSteps } from "./steps";
 
 const USAGE = `usage: pulumi-proxy plan --stack <name> [--cwd <dir>] [--refresh] [--json | --markdown] [--pulumi-root <dir>]
 
@@ -66,31 +66,34 @@ export function parsePlanArgs(argv: string[]): PlanArgs | "help" {
   return { ...stackTarget(values), refresh: values.refresh === true, format };
 }
 
-/** The API the stack's provider talks to: its config first, the environment as the provider's fallback. */
+/**
+ * The API the stack's provider talks to, with every setting the provider honours: its config first,
+ * the environment as the provider's fallback. Made only when a price needs the API.
+ */
 async function apiClientFor(stack: Stack): Promise<ProxyClient> {
   const config = await stack.getAllConfig();
-  const baseUrl = config["proxy:apiUrl"]?.value || process.env.PROXY_API_URL;
-  const apiKey = config["proxy:apiKey"]?.value || process.env.PROXY_API_KEY;
-  if (!baseUrl || !apiKey) {
-    throw new Error(
-      "the plan replaces an address and needs its live state to price it, but the stack has no proxy:apiUrl/proxy:apiKey config and PROXY_API_URL/PROXY_API_KEY are not set.",
-    );
-  }
-  return new ProxyClient({ baseUrl, apiKey, userAgent: "pulumi-proxy-plan" });
+  return clientFor(
+    apiSettings((key: ConfigKey) => config[key]?.value),
+    "pulumi-proxy-plan",
+  );
 }
 
-async function liveLookup(stack: Stack, steps: PlannedStep[]): Promise<LiveAllocationLookup> {
-  if (!needsLiveAllocations(steps)) return async () => undefined;
-  const client = await apiClientFor(stack);
-  return async (id) => {
-    try {
-      return await client.ips.get(id);
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw new Error(`cannot read allocation ${id} to price its replacement: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
+/** Live allocations for pricing a swap, read once each and only when a step needs one. */
+function livePricing(stack: Stack, nowMs: number): Pricing {
+  let client: Promise<ProxyClient> | undefined;
+  return {
+    nowMs,
+    async live(id) {
+      client ??= apiClientFor(stack);
+      try {
+        return await (await client).ips.get(id);
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw new Error(`cannot read allocation ${id} to price its replacement: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+    },
   };
 }
 
@@ -98,7 +101,7 @@ async function liveLookup(stack: Stack, steps: PlannedStep[]): Promise<LiveAlloc
 export async function makePlan(stack: Stack, args: PlanArgs): Promise<PlanJson> {
   const steps = await previewSteps(stack, args.refresh);
   const plannedAt = new Date();
-  const lookup = await liveLookup(stack, steps);
+  const reviewed = reviewSteps(steps);
   const summary = { create: 0, update: 0, replace: 0, delete: 0 };
   for (const step of steps) summary[step.op] += 1;
   return {
@@ -109,9 +112,9 @@ export async function makePlan(stack: Stack, args: PlanArgs): Promise<PlanJson> 
     refresh: args.refresh,
     hasChanges: steps.length > 0,
     summary,
-    changes: describeChanges(steps),
-    cost: await planCost(steps, lookup, plannedAt.getTime()),
-    access: describeAccess(steps),
+    changes: describeChanges(reviewed),
+    cost: await planCost(reviewed, livePricing(stack, plannedAt.getTime())),
+    access: describeAccess(reviewed),
   };
 }
 

@@ -1,52 +1,40 @@
-import type { PlanOp } from "./planSteps";
+import type { IpAllocation as WireAllocation } from "../sdk";
+import type { Descriptor, InputsOf, StateOf } from "./descriptor";
 
 /**
- * The stable shape of `pulumi-proxy plan --json` (`version: 1`). Fields are only ever added within
- * a version; a rename or a removal bumps `version`. Secrets never appear: a secret value is
- * "[secret]", a value known only after apply is "[unknown]", and an absent value is omitted.
+ * What a change means for a reviewer, told by each kind from the same rule functions `up` runs: the
+ * `pulumi-proxy plan` command only gathers it. Secrets never appear: the plan's values come from the
+ * engine with every secret masked.
  */
-export interface PlanJson {
-  version: 1;
-  stack: string;
-  cwd: string;
-  /** When the plan was made: the cost depends on the day (remaining term) and the UTC month (free replacements). */
-  plannedAt: string;
-  refresh: boolean;
-  hasChanges: boolean;
-  summary: Record<PlanOp, number>;
-  changes: ResourceChange[];
-  cost: CostSection;
-  access: AccessSection;
-}
 
-export interface ResourceChange {
+export type ReviewOp = "create" | "update" | "replace" | "delete";
+
+/** One resource the preview changes: its recorded state (upgraded) and its new inputs (checked). */
+export interface ReviewChange<D extends Descriptor = Descriptor> {
   urn: string;
   name: string;
-  type: string;
-  op: PlanOp;
-  /** Inputs that change (for create: every input that is set), by dotted path. */
-  properties: PropertyChange[];
+  op: ReviewOp;
+  /** The resource id in state, for update, replace and delete. */
+  id?: string;
+  /** Absent for create. */
+  olds?: StateOf<D>;
+  /** Absent for delete. */
+  news?: InputsOf<D>;
+}
+
+export interface KindReview<D extends Descriptor> {
   /** What the change means in the reviewer's words, e.g. "secret rotated, old one valid for 24 h". */
-  notes: string[];
+  notes(change: ReviewChange<D>): string[];
+  /** Every charge the change makes, exactly as the API will charge it. */
+  cost?(change: ReviewChange<D>, pricing: Pricing): Promise<CostItem[]>;
+  /** Who gains or loses access. */
+  access?(change: ReviewChange<D>): Partial<AccessEffects>;
 }
 
-export interface PropertyChange {
-  path: string;
-  /** Omitted when the property was absent. */
-  before?: unknown;
-  /** Omitted when the property becomes absent. */
-  after?: unknown;
-  /** True when changing this input replaces the resource. */
-  forcesReplacement: boolean;
-}
-
-export interface CostSection {
-  currency: "usd";
-  /** The sum of every charge the plan incurs (refused replacements excluded, they charge nothing). */
-  totalCents: number;
-  /** The same total, e.g. "$4.90". */
-  total: string;
-  items: CostItem[];
+/** What pricing a change needs beyond the plan: the allocation as the API holds it now, and the time. */
+export interface Pricing {
+  live(allocationId: string): Promise<WireAllocation | undefined>;
+  nowMs: number;
 }
 
 export interface CostItem {
@@ -75,7 +63,7 @@ export interface CostItem {
 
 export const SENSITIVE_SCOPES = ["billing:write", "keys:write"] as const;
 
-export interface AccessSection {
+export interface AccessEffects {
   keys: KeyAccessChange[];
   users: UserAccessChange[];
   ceilings: CeilingChange[];
@@ -98,6 +86,8 @@ export interface KeyAccessChange {
   sensitiveScopes: string[];
   /** `rotated`: how long the old secret keeps working. */
   graceHours?: number;
+  /** `rotated`: why `up` rotates it. */
+  reason?: string;
   /** What this does to integrations using the key, in words. */
   impact: string;
 }
@@ -120,4 +110,13 @@ export interface CeilingChange {
   /** GB; null is no ceiling. */
   before: number | null;
   after: number | null;
+  /** `lowered` or `added` below what the user already carried this day or month: the gateway refuses it at once. */
+  blocksNow?: boolean;
+}
+
+/** A create that adopts an existing object makes nothing and charges nothing: every kind says so. */
+export function adoptionNotes(change: ReviewChange): string[] {
+  const adoptId = (change.news as { adoptId?: unknown } | undefined)?.adoptId;
+  if (adoptId === undefined || (change.op !== "create" && change.op !== "replace")) return [];
+  return [`adopts the existing ${String(adoptId)}: nothing is created or charged`];
 }

@@ -1,0 +1,99 @@
+import { formatDollars } from "../../contract/pricing";
+import { type Descriptor, readInputs, upgradeState } from "../../provider/descriptor";
+import { kindOfType } from "../../provider/kinds";
+import type { AccessEffects, Pricing, ReviewChange } from "../../provider/review";
+import type { CostSection, PropertyChange, ResourceChange } from "./model";
+import type { PlannedStep } from "./steps";
+
+/**
+ * The plan asks each kind's descriptor what a step means: the same rules `up` runs decide whether a
+ * key rotates, an address is swapped, a user is re-enabled, and what the API charges. This file only
+ * gathers their answers across the steps.
+ */
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+function propertyChanges(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  replaceKeys: string[],
+  prefix = "",
+): PropertyChange[] {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])]
+    // __identity and __provider are the provider's plumbing, not inputs anyone declared.
+    .filter((key) => prefix !== "" || !key.startsWith("__"))
+    .sort();
+  return keys.flatMap((key) => {
+    const path = prefix ? `${prefix}.${key}` : key;
+    const old = before[key];
+    const next = after[key];
+    if (isPlainObject(old) && isPlainObject(next)) return propertyChanges(old, next, replaceKeys, path);
+    if (JSON.stringify(old ?? null) === JSON.stringify(next ?? null)) return [];
+    const topLevel = path.split(".")[0] ?? path;
+    return [
+      {
+        path,
+        ...(old !== undefined && old !== null ? { before: old } : {}),
+        ...(next !== undefined && next !== null ? { after: next } : {}),
+        forcesReplacement: replaceKeys.includes(topLevel),
+      },
+    ];
+  });
+}
+
+interface Reviewed {
+  step: PlannedStep;
+  kind: Descriptor | undefined;
+  change: ReviewChange;
+}
+
+/** Each step as its kind sees it: the recorded state upgraded as the provider reads it, the inputs as checked. */
+export function reviewSteps(steps: PlannedStep[]): Reviewed[] {
+  return steps.map((step) => {
+    const kind = kindOfType(step.type);
+    const recorded = { ...step.oldInputs, ...step.oldOutputs };
+    const change: ReviewChange = {
+      urn: step.urn,
+      name: step.name,
+      op: step.op,
+      ...(step.id ? { id: step.id } : {}),
+      ...(kind && step.op !== "create" ? { olds: upgradeState(kind, recorded) } : {}),
+      ...(kind && step.newInputs ? { news: readInputs(kind, step.newInputs) } : {}),
+    };
+    return { step, kind, change };
+  });
+}
+
+/** Every resource the plan changes, with its changed inputs and what the change means. */
+export function describeChanges(reviewed: Reviewed[]): ResourceChange[] {
+  return reviewed.map(({ step, kind, change }) => ({
+    urn: step.urn,
+    name: step.name,
+    type: step.type,
+    op: step.op,
+    properties:
+      step.op === "delete" ? [] : propertyChanges(step.oldInputs ?? {}, step.newInputs ?? {}, step.replaceKeys),
+    notes: kind?.review.notes(change) ?? [],
+  }));
+}
+
+/** Every charge the plan incurs; a replacement the API will refuse charges nothing. */
+export async function planCost(reviewed: Reviewed[], pricing: Pricing): Promise<CostSection> {
+  const items = [];
+  for (const { kind, change } of reviewed) items.push(...((await kind?.review.cost?.(change, pricing)) ?? []));
+  const totalCents = items.filter((item) => !item.willBeRefused).reduce((sum, item) => sum + item.amountCents, 0);
+  return { currency: "usd", totalCents, total: formatDollars(totalCents), items };
+}
+
+/** Who gains or loses access: keys and their scopes, gateway logins, and traffic ceilings. */
+export function describeAccess(reviewed: Reviewed[]): AccessEffects {
+  const access: AccessEffects = { keys: [], users: [], ceilings: [] };
+  for (const { kind, change } of reviewed) {
+    const effects = kind?.review.access?.(change) ?? {};
+    access.keys.push(...(effects.keys ?? []));
+    access.users.push(...(effects.users ?? []));
+    access.ceilings.push(...(effects.ceilings ?? []));
+  }
+  return access;
+}

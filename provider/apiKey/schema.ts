@@ -1,0 +1,106 @@
+import { z } from "zod";
+import {
+  ApiKeyId,
+  CreateApiKeyBody,
+  GRACE_HOURS_DEFAULT,
+  GraceHours,
+  SCOPES,
+  type Scope,
+  Scopes,
+  Timestamp,
+} from "../../contract";
+import type { ProxyClient, ApiKey as WireApiKey } from "../../sdk";
+import { walkable } from "../coalescer";
+import * as d from "../descriptor";
+
+/** The model of an API key: its inputs and outputs, one zod field each. */
+
+/** Scopes are a set: one canonical order means no false diffs when the user reorders them. */
+export const canonicalScopes = (scopes: readonly string[]): Scope[] => SCOPES.filter((scope) => scopes.includes(scope));
+
+/** Any date-time JavaScript can read, stored as the API's UTC form so that one instant compares equal. */
+const Instant = z
+  .string()
+  .refine((text) => !Number.isNaN(Date.parse(text)), "must be an ISO 8601 timestamp such as 2030-01-31T00:00:00Z")
+  .transform((text) => new Date(text).toISOString())
+  .pipe(Timestamp);
+
+export const inputs = {
+  /** 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked). */
+  name: d.replaceOnChange(CreateApiKeyBody.shape.name),
+  /**
+   * A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then
+   * the old one is revoked, and the old secret stops working at once (no grace period).
+   */
+  scopes: d.replaceOnChange(Scopes.transform(canonicalScopes)),
+  /** ISO 8601 UTC expiry, in the future; changing it replaces the key. */
+  expiresAt: d.replaceOnChange(Instant.optional()),
+  /** Any change of this value rotates the secret in place, like a keeper. */
+  rotationTrigger: d.Trigger.optional(),
+  /** How long the previous secret keeps working after a rotation: 0–168 hours, default 24. */
+  graceHours: GraceHours.default(GRACE_HOURS_DEFAULT),
+  /** Take over the existing key with this id (key_…) instead of creating one; rotate it to learn a secret. */
+  adoptId: d.createOnly(ApiKeyId.optional()),
+};
+
+export const outputs = {
+  keyId: z.string(),
+  name: z.string(),
+  scopes: z.array(z.enum(SCOPES)),
+  /** The full secret: present after create or a rotation, never readable again from the API; null when adopted. */
+  secret: z.string().nullable(),
+  secretHint: z.string(),
+  createdAt: Timestamp,
+  expiresAt: Timestamp.nullable(),
+  lastRotatedAt: Timestamp.nullable(),
+  /** When the secret replaced by the last rotation stops working. */
+  previousSecretExpiresAt: Timestamp.nullable(),
+  /**
+   * Whether `secret` is the key's current secret, as of the last create, rotation or refresh: false
+   * once it was rotated outside Pulumi (or a rotation's answer was lost); null without a secret.
+   */
+  secretIsCurrent: z.boolean().nullable(),
+};
+
+export type Shape = d.Descriptor<typeof inputs, typeof outputs, WireApiKey>;
+export type Inputs = d.InputsOf<Shape>;
+export type State = d.StateOf<Shape>;
+export type Stored = d.StoredOf<Shape>;
+
+export const label = (props: { name?: unknown }) => `ApiKey "${typeof props.name === "string" ? props.name : "?"}"`;
+
+/** The list a refresh walks. */
+export const reads = { kind: "apiKey", collection: (client: ProxyClient) => walkable(client.keys) } as const;
+
+/** Why `up` rotates the key's secret, and the generation that keys the rotation exactly once. */
+export interface Rotation {
+  reason: string;
+  generation: unknown[];
+}
+
+/**
+ * The one rule for when an update rotates: the provider runs it, and the plan tells the reviewer.
+ * A secret that is no longer the key's current one (rotated outside this stack, or a rotation whose
+ * answer was lost) is rotated again, so the stack holds a secret that works; the generation is the
+ * dead secret's hint, so a crash during the repair replays it.
+ */
+export function rotationOf(id: string, olds: State, news: Inputs): Rotation | undefined {
+  if (olds.rotationTrigger !== news.rotationTrigger) {
+    return { reason: "rotationTrigger changed", generation: [id, "trigger", news.rotationTrigger ?? null] };
+  }
+  if (!holdsDeadSecret(olds)) return undefined;
+  return {
+    reason: `the secret in the state is no longer the key's current secret (the API's ends ${olds.secretHint}): it was rotated outside this stack, or a rotation's answer was lost`,
+    generation: [id, "repair", olds.secret?.slice(-4) ?? "none"],
+  };
+}
+
+/**
+ * The stack holds a secret that is no longer the key's current one. A refresh records that as
+ * `secretIsCurrent: false`; state from before that output compares the API's hint with the secret.
+ */
+export function holdsDeadSecret(olds: State): boolean {
+  if (olds.secret == null) return false;
+  if (olds.secretIsCurrent != null) return olds.secretIsCurrent === false;
+  return olds.secretHint !== olds.secret.slice(-4);
+}

@@ -1,0 +1,118 @@
+import * as pulumi from "@pulumi/pulumi";
+import { ProxyError } from "../sdk";
+import { checkInputs } from "./check";
+import type { ProviderContext } from "./context";
+import { refuseBadSettings, refusePlaintextApiKey } from "./credentials";
+import { type ArgsOf, type Descriptor, diffOf, type OutputsOf, upgradeState } from "./descriptor";
+import { IDENTITY_INPUT, identityOf, resourceIdentity } from "./idempotency";
+import { explain } from "./shared";
+
+/**
+ * The dynamic-resource front-end over the descriptors: the resource class a Node program declares,
+ * and the methods the serialized stubs call in the provider process (`handlers[kind][method]`).
+ */
+
+/**
+ * The resource class of a descriptor. Its constructor registers every declared output, so
+ * `resource.<output>` exists even when the matching input was omitted, overlaid by the args; since
+ * state carries every one of them (null where unset), none shows as unknown in a preview.
+ *
+ * Exported as it is (`export const ProxyUser = resourceClass(…)`), not subclassed: a subclass adds a
+ * constructor frame to the stack trace the engine stores with every resource, and the engine
+ * rewrites every resource's state after every step.
+ */
+export function resourceClass<D extends Descriptor>(
+  descriptor: D,
+  provider: pulumi.dynamic.ResourceProvider,
+): new (
+  name: string,
+  args: ArgsOf<D>,
+  opts?: pulumi.CustomResourceOptions,
+) => pulumi.dynamic.Resource & OutputsOf<D> {
+  const { type, secretOutputs } = descriptor;
+  const outputs = Object.fromEntries(Object.keys(descriptor.outputs).map((key) => [key, undefined]));
+  const resource = class extends pulumi.dynamic.Resource {
+    constructor(name: string, args: ArgsOf<D>, opts?: pulumi.CustomResourceOptions) {
+      refusePlaintextApiKey();
+      refuseBadSettings();
+      const additionalSecretOutputs = [...secretOutputs, ...(opts?.additionalSecretOutputs ?? [])];
+      // Hidden input: who this resource is, for idempotency keys that survive a crash (idempotency.ts).
+      const identity = { [IDENTITY_INPUT]: resourceIdentity(`proxy:${type}`, name, opts?.parent) };
+      super(provider, name, { ...outputs, ...args, ...identity }, { ...opts, additionalSecretOutputs }, "proxy", type);
+    }
+  };
+  Object.defineProperty(resource, "name", { value: type });
+  return resource as never;
+}
+
+export type Handler = Required<Omit<pulumi.dynamic.ResourceProvider, "configure">>;
+type Props = Record<string, unknown> | undefined;
+
+const VERBS: Record<keyof Handler, string> = {
+  check: "check its inputs",
+  diff: "compare it with its state",
+  create: "create it",
+  read: "refresh it",
+  update: "update it",
+  delete: "delete it",
+};
+
+/** The methods the serialized stubs call, over one kind's descriptor, with the process's context. */
+export function handlerFor(descriptor: Descriptor, context: () => ProviderContext): Handler {
+  const upgrade = (props: Props) => upgradeState(descriptor, props ?? {});
+  const { rules } = descriptor;
+  const handler: Handler = {
+    async check(olds: Props, news: Record<string, unknown>) {
+      const checked = checkInputs(descriptor.inputs, news, (inputs) => rules.refine?.(inputs, upgrade(olds)) ?? []);
+      const identity = identityOf(news);
+      return checked.inputs && identity ? { inputs: { ...checked.inputs, [IDENTITY_INPUT]: identity } } : checked;
+    },
+    async diff(_id: string, olds: Props, news: Record<string, unknown>) {
+      const state = upgrade(olds);
+      for (const advice of rules.advice?.(state, news) ?? []) pulumi.log.warn(advice);
+      const { updates, replaces } = diffOf(descriptor, state, news);
+      return { changes: updates.length + replaces.length > 0, replaces, deleteBeforeReplace: false };
+    },
+    create: (inputs: Record<string, unknown>) => rules.create(context(), inputs),
+    async read(id: string, olds: Props) {
+      const found = await rules.read(context(), id, upgrade(olds));
+      if (!found) return {};
+      // State written before the identity left the outputs keeps it through a refresh, so upgrading
+      // the package shows no change on refresh; the next update drops it.
+      const kept = olds?.[IDENTITY_INPUT];
+      return { id, props: kept === undefined ? found : { ...found, [IDENTITY_INPUT]: kept } };
+    },
+    update: async (id: string, olds: Props, news: Record<string, unknown>) => ({
+      outs: await rules.update(context(), id, upgrade(olds), news),
+    }),
+    delete: (id: string, olds: Props) => rules.delete(context(), id, upgrade(olds)),
+  };
+  return explainFailures(descriptor, handler);
+}
+
+/**
+ * Every failure leaves the provider worded by `explain`: it names the resource and the fix, and it is
+ * one line where the host would otherwise print a stack trace (a refresh with the API down, say).
+ */
+function explainFailures(descriptor: Descriptor, handler: Handler): Handler {
+  const wrapped = {} as Record<keyof Handler, (...args: unknown[]) => Promise<unknown>>;
+  for (const method of Object.keys(VERBS) as (keyof Handler)[]) {
+    const call = handler[method] as (...args: unknown[]) => Promise<unknown>;
+    wrapped[method] = async (...args) => {
+      try {
+        return await call(...args);
+      } catch (error) {
+        // The rules word their own errors; an SDK error that got past them is worded here.
+        if (!(error instanceof ProxyError)) throw error;
+        throw explain(labelOf(descriptor, args), VERBS[method], error);
+      }
+    };
+  }
+  return wrapped as unknown as Handler;
+}
+
+/** The resource the call is about, from whichever of its property bags names it. */
+function labelOf(descriptor: Descriptor, args: unknown[]): string {
+  const bags = args.filter((arg): arg is Record<string, unknown> => typeof arg === "object" && arg !== null);
+  return descriptor.label(Object.assign({}, ...bags.reverse()));
+}

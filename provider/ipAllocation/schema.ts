@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { CityName, CountryCode, IpHealth, IpPathSegment, IpProduct, ReplaceIpBody, Timestamp } from "../../contract";
+import type { ProxyClient, IpAllocation as WireAllocation } from "../../sdk";
+import { walkable } from "../coalescer";
+import * as d from "../descriptor";
+import { swapRequested } from "./retire";
+
+/** The model of an allocated address: its inputs and outputs, one zod field each. */
+
+const lowercase = (text: string) => text.trim().toLowerCase();
+
+export const inputs = {
+  /** "isp" or "dedicated". Changing it replaces the allocation. */
+  product: d.replaceOnChange(IpProduct),
+  /** Two-letter country code, e.g. "de". Changing it replaces the allocation. */
+  country: d.replaceOnChange(z.string().transform(lowercase).pipe(CountryCode)),
+  /**
+   * Lowercase city name; any city of the country when absent. Changing it, or the address moving to
+   * another city outside Pulumi, replaces the allocation. An address swap keeps a declared city.
+   */
+  city: d.changeDecidedBy(z.string().transform(lowercase).pipe(CityName).optional(), (olds, news) =>
+    // Without a city, any city of the country satisfies the inputs, so the address the API chose stays.
+    news.city !== undefined && news.city !== olds.city ? "replace" : "none",
+  ),
+  /**
+   * A change of this value swaps the address in place (same allocation id), using the settings below.
+   * An IP address names the address to retire: it swaps only while the allocation holds it.
+   */
+  replaceTrigger: d.changeDecidedBy(d.Trigger.optional(), (olds, news) =>
+    swapRequested(olds, news.replaceTrigger as string | undefined) ? "update" : "none",
+  ),
+  /** Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other". */
+  replaceReason: ReplaceIpBody.shape.reason.default("other"),
+  /** Keep the replacement in the same city (always so when `city` is set). */
+  keepCity: z.boolean().default(false),
+  /**
+   * The most a replacement may cost, in cents. Two replacements per allocation and month are free;
+   * later ones are refused unless this ceiling covers their prorated price.
+   */
+  maxReplacementChargeCents: ReplaceIpBody.shape.max_charge_cents,
+  /** Take over the existing allocation with this id (alloc_…) or address instead of allocating one. */
+  adoptId: d.createOnly(IpPathSegment.optional()),
+};
+
+export const outputs = {
+  allocationId: z.string(),
+  ip: z.string(),
+  product: IpProduct,
+  country: z.string(),
+  /** The city the address is in, as the API reports it. */
+  city: z.string(),
+  asn: z.string(),
+  health: IpHealth,
+  blacklists: z.number(),
+  allocatedAt: Timestamp,
+  renewsAt: Timestamp,
+  replacementsThisMonth: z.number(),
+  freeReplacementsRemaining: z.number(),
+  /** The address the last replacement by this stack retired; null before the first. */
+  lastReplacedIp: z.string().nullable(),
+  /** What the last replacement by this stack cost; null before the first. */
+  lastReplacementChargeCents: z.number().nullable(),
+};
+
+export type Shape = d.Descriptor<typeof inputs, typeof outputs, WireAllocation>;
+export type Inputs = d.InputsOf<Shape>;
+export type State = d.StateOf<Shape>;
+export type Stored = d.StoredOf<Shape>;
+
+export const label = (props: { ip?: unknown; country?: unknown; city?: unknown }) =>
+  `IpAllocation ${typeof props.ip === "string" ? props.ip : [props.country, props.city].filter((part) => typeof part === "string").join("/")}`;
+
+/** The list a refresh walks. */
+export const reads = { kind: "ipAllocation", collection: (client: ProxyClient) => walkable(client.ips) } as const;

@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { dailyWithinMonthly, Gigabytes, ProxyUserId, ProxyUserName, Timestamp } from "../../contract";
+import type { ProxyClient, ProxyUser as WireProxyUser } from "../../sdk";
+import { walkable } from "../coalescer";
+import * as d from "../descriptor";
+import { wantsEnabledWrite } from "./enabledHold";
+
+/** The model of a proxy user: its inputs and outputs, one zod field each. */
+const Limits = z
+  .strictObject(
+    {
+      /** Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling. */
+      dailyGb: Gigabytes.default(null),
+      /** Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling. */
+      monthlyGb: Gigabytes.default(null),
+    },
+    {
+      error: (issue) => (issue.code === "unrecognized_keys" ? "is not a limit; use dailyGb and monthlyGb" : undefined),
+    },
+  )
+  .refine((limits) => dailyWithinMonthly({ daily_gb: limits.dailyGb, monthly_gb: limits.monthlyGb }), {
+    path: ["dailyGb"],
+    error: (issue) => {
+      const limits = issue.input as { dailyGb: number; monthlyGb: number };
+      return `(${limits.dailyGb}) must not exceed limits.monthlyGb (${limits.monthlyGb})`;
+    },
+  });
+export type TrafficLimits = z.input<typeof Limits>;
+
+export const inputs = {
+  /** Gateway login: 1–63 of a-z, 0-9 and '-', starting with a letter. Changing it replaces the user. */
+  name: d.replaceOnChange(ProxyUserName),
+  /** Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling". */
+  limits: Limits.default({ dailyGb: null, monthlyGb: null }),
+  /** Whether the user may use the gateways (default true), updated in place. */
+  enabled: d.changeDecidedBy(z.boolean().default(true), (olds, news) =>
+    wantsEnabledWrite(olds as never, news as never) ? "update" : "none",
+  ),
+  /**
+   * A user disabled out of band (an emergency disable) stays disabled even though `enabled` is true,
+   * so `pulumi up` never silently undoes it. Change this value to acknowledge and re-enable.
+   */
+  reenableTrigger: d.Trigger.optional(),
+  /** Take over the existing proxy user with this id (pu_…) instead of creating one. */
+  adoptId: d.createOnly(ProxyUserId.optional()),
+};
+
+export const outputs = {
+  proxyUserId: z.string(),
+  name: z.string(),
+  username: z.string(),
+  /** Returned once by the API at creation; null for adopted users. */
+  password: z.string().nullable(),
+  limits: z.object({ dailyGb: z.number().nullable(), monthlyGb: z.number().nullable() }),
+  enabled: z.boolean(),
+  /** True while the user is disabled by someone other than this stack. */
+  disabledOutOfBand: z.boolean().default(false),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+};
+
+export type Shape = d.Descriptor<typeof inputs, typeof outputs, WireProxyUser>;
+export type Inputs = d.InputsOf<Shape>;
+export type Stored = d.StoredOf<Shape>;
+
+export const label = (props: { name?: unknown }) => `ProxyUser "${typeof props.name === "string" ? props.name : "?"}"`;
+/** The list a refresh walks. */
+export const reads = { kind: "proxyUser", collection: (client: ProxyClient) => walkable(client.proxyUsers) } as const;
