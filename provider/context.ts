@@ -1,8 +1,8 @@
 import type { ProxyClient } from "../sdk";
 import { type Collection, ReadCoalescer } from "./coalescer";
-import type { Descriptor } from "./descriptor";
 
-type Readable<W extends { id: string }> = Pick<Descriptor, "kind"> & { collection(client: ProxyClient): Collection<W> };
+/** What a coalesced read needs of a kind (its descriptor has both). */
+type Readable<W extends { id: string }> = { kind: string; collection(client: ProxyClient): Collection<W> };
 
 import { type ApiSettings, clientFor } from "./settings";
 

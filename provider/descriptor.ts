@@ -4,7 +4,7 @@ import type { CheckFailure } from "./check";
 import type { Collection } from "./coalescer";
 import type { ProviderContext } from "./context";
 import { IDENTITY_INPUT } from "./idempotency";
-import type { KindReview } from "./review";
+import type { AccessEffects, CostItem, Pricing } from "./review";
 import { same } from "./shared";
 
 /**
@@ -191,4 +191,28 @@ function parseLeniently<T>(props: Record<string, unknown>, fields: [string, unkn
     else state[key] = parsed.data;
   }
   return state as T;
+}
+
+export type ReviewOp = "create" | "update" | "replace" | "delete";
+
+/** One resource the preview changes: its recorded state (upgraded) and its new inputs (checked). */
+export interface ReviewChange<D extends Descriptor = Descriptor> {
+  urn: string;
+  name: string;
+  op: ReviewOp;
+  /** The resource id in state, for update, replace and delete. */
+  id?: string;
+  /** Absent for create. */
+  olds?: StateOf<D>;
+  /** Absent for delete. */
+  news?: InputsOf<D>;
+}
+
+export interface KindReview<D extends Descriptor> {
+  /** What the change means in the reviewer's words, e.g. "secret rotated, old one valid for 24 h". */
+  notes(change: ReviewChange<D>): string[];
+  /** Every charge the change makes, exactly as the API will charge it. */
+  cost?(change: ReviewChange<D>, pricing: Pricing): Promise<CostItem[]>;
+  /** Who gains or loses access. */
+  access?(change: ReviewChange<D>): Partial<AccessEffects>;
 }

@@ -5,6 +5,7 @@ import type { ProviderContext } from "./context";
 import { refuseBadSettings, refusePlaintextApiKey } from "./credentials";
 import { type ArgsOf, type Descriptor, diffOf, type OutputsOf, upgradeState } from "./descriptor";
 import { IDENTITY_INPUT, identityOf, resourceIdentity } from "./idempotency";
+import { requirableByName } from "./requirable";
 import { explain } from "./shared";
 
 /**
@@ -30,6 +31,7 @@ export function resourceClass<D extends Descriptor>(
   opts?: pulumi.CustomResourceOptions,
 ) => pulumi.dynamic.Resource & OutputsOf<D> {
   const { type, secretOutputs } = descriptor;
+  requirableByName(provider);
   const outputs = Object.fromEntries(Object.keys(descriptor.outputs).map((key) => [key, undefined]));
   const resource = class extends pulumi.dynamic.Resource {
     constructor(name: string, args: ArgsOf<D>, opts?: pulumi.CustomResourceOptions) {

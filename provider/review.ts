@@ -1,35 +1,10 @@
 import type { IpAllocation as WireAllocation } from "../sdk";
-import type { Descriptor, InputsOf, StateOf } from "./descriptor";
 
 /**
- * What a change means for a reviewer, told by each kind from the same rule functions `up` runs: the
- * `pulumi-proxy plan` command only gathers it. Secrets never appear: the plan's values come from the
- * engine with every secret masked.
+ * What a change means for a reviewer, told by each kind (its descriptor's `review`) from the same rule
+ * functions `up` runs: the `pulumi-proxy plan` command only gathers it. Secrets never appear: the
+ * plan's values come from the engine with every secret masked.
  */
-
-export type ReviewOp = "create" | "update" | "replace" | "delete";
-
-/** One resource the preview changes: its recorded state (upgraded) and its new inputs (checked). */
-export interface ReviewChange<D extends Descriptor = Descriptor> {
-  urn: string;
-  name: string;
-  op: ReviewOp;
-  /** The resource id in state, for update, replace and delete. */
-  id?: string;
-  /** Absent for create. */
-  olds?: StateOf<D>;
-  /** Absent for delete. */
-  news?: InputsOf<D>;
-}
-
-export interface KindReview<D extends Descriptor> {
-  /** What the change means in the reviewer's words, e.g. "secret rotated, old one valid for 24 h". */
-  notes(change: ReviewChange<D>): string[];
-  /** Every charge the change makes, exactly as the API will charge it. */
-  cost?(change: ReviewChange<D>, pricing: Pricing): Promise<CostItem[]>;
-  /** Who gains or loses access. */
-  access?(change: ReviewChange<D>): Partial<AccessEffects>;
-}
 
 /** What pricing a change needs beyond the plan: the allocation as the API holds it now, and the time. */
 export interface Pricing {
@@ -115,7 +90,7 @@ export interface CeilingChange {
 }
 
 /** A create that adopts an existing object makes nothing and charges nothing: every kind says so. */
-export function adoptionNotes(change: ReviewChange): string[] {
+export function adoptionNotes(change: { op: string; news?: object }): string[] {
   const adoptId = (change.news as { adoptId?: unknown } | undefined)?.adoptId;
   if (adoptId === undefined || (change.op !== "create" && change.op !== "replace")) return [];
   return [`adopts the existing ${String(adoptId)}: nothing is created or charged`];

@@ -1,7 +1,7 @@
 import { formatDollars } from "../../contract/pricing";
-import { type Descriptor, readInputs, upgradeState } from "../../provider/descriptor";
+import { type Descriptor, type ReviewChange, readInputs, upgradeState } from "../../provider/descriptor";
 import { kindOfType } from "../../provider/kinds";
-import type { AccessEffects, Pricing, ReviewChange } from "../../provider/review";
+import type { AccessEffects, Pricing } from "../../provider/review";
 import type { CostSection, PropertyChange, ResourceChange } from "./model";
 import type { PlannedStep } from "./steps";
 

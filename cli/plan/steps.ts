@@ -77,11 +77,11 @@ function stepOf(meta: StepEventMetadata, op: PlanOp): PlannedStep {
 }
 
 /**
- * Runs `pulumi preview` (with `--refresh` when asked) and returns the steps that change something,
- * by type and name: the engine runs steps in parallel, and a PR comment must not reshuffle per push. The engine's own step metadata is the source: old and new inputs, recorded
- * outputs, and the keys that force a replacement.
+ * Gathers the steps that change something from a stream of engine events, by type and name: the
+ * engine runs steps in parallel, and a PR comment must not reshuffle per push. The engine's own step
+ * metadata is the source: old and new inputs, recorded outputs, and the keys that force a replacement.
  */
-export async function previewSteps(stack: Stack, refresh: boolean): Promise<PlannedStep[]> {
+export function stepCollector(): { onEvent: (event: EngineEvent) => void; steps: () => PlannedStep[] } {
   const steps = new Map<string, PlannedStep>();
   const onEvent = (event: EngineEvent) => {
     const meta = event.resourcePreEvent?.metadata;
@@ -92,6 +92,13 @@ export async function previewSteps(stack: Stack, refresh: boolean): Promise<Plan
     if (steps.has(meta.urn) && meta.op !== "replace") return;
     steps.set(meta.urn, stepOf(meta, op));
   };
-  await stack.preview({ refresh, onEvent });
-  return [...steps.values()].sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name));
+  const sorted = () => [...steps.values()].sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name));
+  return { onEvent, steps: sorted };
+}
+
+/** Runs `pulumi preview` (with `--refresh` when asked) and returns the steps that change something. */
+export async function previewSteps(stack: Stack, refresh: boolean): Promise<PlannedStep[]> {
+  const collector = stepCollector();
+  await stack.preview({ refresh, onEvent: collector.onEvent });
+  return collector.steps();
 }

@@ -1,4 +1,5 @@
-import { adoptionNotes, type KeyAccessChange, type KindReview, type ReviewChange, SENSITIVE_SCOPES } from "../review";
+import type { KindReview, ReviewChange } from "../descriptor";
+import { adoptionNotes, type KeyAccessChange, SENSITIVE_SCOPES } from "../review";
 import { rotationOf, type Shape } from "./schema";
 
 type Change = ReviewChange<Shape>;

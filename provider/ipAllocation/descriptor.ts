@@ -10,7 +10,13 @@ import { type Inputs, inputs, label, outputs, reads, type Shape, type State, typ
 type LastReplacement = Pick<State, "lastReplacedIp" | "lastReplacementChargeCents">;
 const NEVER_REPLACED: LastReplacement = { lastReplacedIp: null, lastReplacementChargeCents: null };
 
-function toState(allocation: WireAllocation, inputs: Inputs, last: LastReplacement): Stored {
+/** `requestedCity`: the city the inputs declare; a refresh keeps the one recorded. */
+function toState(
+  allocation: WireAllocation,
+  inputs: Inputs,
+  last: LastReplacement,
+  requestedCity?: string | null,
+): Stored {
   return d.stateOf<Shape>(inputs, {
     allocationId: allocation.id,
     ip: allocation.ip,
@@ -19,6 +25,7 @@ function toState(allocation: WireAllocation, inputs: Inputs, last: LastReplaceme
     country: inputs.country,
     // The API's: the address may have moved to another city (a swap outside Pulumi), which is drift.
     city: allocation.city,
+    requestedCity: requestedCity === undefined ? (inputs.city ?? null) : requestedCity,
     asn: allocation.asn,
     health: allocation.health,
     blacklists: allocation.blacklists,
@@ -48,9 +55,7 @@ async function swap({ client }: ProviderContext, id: string, olds: State, news: 
   // Absent means "no charged replacement": the API then refuses anything beyond the free ones.
   const ceiling = news.maxReplacementChargeCents ?? 0;
   try {
-    // A declared city holds through a swap: moving elsewhere would break the inputs and replace the allocation.
-    const keepCity = news.keepCity || news.city !== undefined;
-    const body = { reason: news.replaceReason, keep_city: keepCity, max_charge_cents: ceiling };
+    const body = { reason: news.replaceReason, keep_city: news.keepCity, max_charge_cents: ceiling };
     // Once per replaceTrigger: a repeat after a crash replays the swap (and its charge) instead of
     // swapping and charging again. Undefined: a killed run already swapped it with other settings.
     const keyed = keyedFor(news, [id, news.replaceTrigger ?? null], label(olds));
@@ -103,7 +108,9 @@ export const ipAllocation = d.describeKind({
 
     async read(ctx, id, olds) {
       const allocation = await ctx.read(reads, id);
-      return allocation ? toState(allocation, olds, olds) : undefined;
+      // State from before `requestedCity` recorded the declared city (or the one the API chose) as `city`.
+      const requested = olds.requestedCity === undefined ? olds.city : olds.requestedCity;
+      return allocation ? toState(allocation, olds, olds, requested ?? null) : undefined;
     },
 
     async update(ctx, id, olds, news) {

@@ -1,5 +1,6 @@
 import { FREE_REPLACEMENTS_PER_MONTH, quoteReplacement, TERM_DAYS, TERM_PRICE_CENTS } from "../../contract/pricing";
-import { adoptionNotes, type CostItem, type KindReview, type Pricing, type ReviewChange } from "../review";
+import type { KindReview, ReviewChange } from "../descriptor";
+import { adoptionNotes, type CostItem, type Pricing } from "../review";
 import { swapRequested, unheldTriggerAdvice } from "./retire";
 import { label, type Shape } from "./schema";
 

@@ -7,6 +7,18 @@ import { swapRequested } from "./retire";
 
 /** The model of an allocated address: its inputs and outputs, one zod field each. */
 
+/**
+ * A declared city is held against the one declared before, not against where the address is now: a
+ * swap (in or out of Pulumi) that moved it elsewhere is drift to report, not a reason to buy a new
+ * term. Declaring the city the address is already in only records it. Without a city, any city of
+ * the country satisfies the inputs, so the address the API chose stays.
+ */
+function cityEffect(olds: Record<string, unknown>, news: Record<string, unknown>): d.Effect {
+  const declared = olds.requestedCity ?? olds.city;
+  if (news.city === undefined || news.city === declared) return "none";
+  return news.city === olds.city ? "update" : "replace";
+}
+
 const lowercase = (text: string) => text.trim().toLowerCase();
 
 export const inputs = {
@@ -14,14 +26,8 @@ export const inputs = {
   product: d.replaceOnChange(IpProduct),
   /** Two-letter country code, e.g. "de". Changing it replaces the allocation. */
   country: d.replaceOnChange(z.string().transform(lowercase).pipe(CountryCode)),
-  /**
-   * Lowercase city name; any city of the country when absent. Changing it, or the address moving to
-   * another city outside Pulumi, replaces the allocation. An address swap keeps a declared city.
-   */
-  city: d.changeDecidedBy(z.string().transform(lowercase).pipe(CityName).optional(), (olds, news) =>
-    // Without a city, any city of the country satisfies the inputs, so the address the API chose stays.
-    news.city !== undefined && news.city !== olds.city ? "replace" : "none",
-  ),
+  /** Lowercase city name; any city of the country when absent. Changing it replaces the allocation. */
+  city: d.changeDecidedBy(z.string().transform(lowercase).pipe(CityName).optional(), cityEffect),
   /**
    * A change of this value swaps the address in place (same allocation id), using the settings below.
    * An IP address names the address to retire: it swaps only while the allocation holds it.
@@ -31,7 +37,7 @@ export const inputs = {
   ),
   /** Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other". */
   replaceReason: ReplaceIpBody.shape.reason.default("other"),
-  /** Keep the replacement in the same city (always so when `city` is set). */
+  /** Keep the replacement in the same city. */
   keepCity: z.boolean().default(false),
   /**
    * The most a replacement may cost, in cents. Two replacements per allocation and month are free;
@@ -49,6 +55,8 @@ export const outputs = {
   country: z.string(),
   /** The city the address is in, as the API reports it. */
   city: z.string(),
+  /** The city the program asks for; null when any city of the country will do (absent in older state). */
+  requestedCity: z.string().nullable().optional(),
   asn: z.string(),
   health: IpHealth,
   blacklists: z.number(),

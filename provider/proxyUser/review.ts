@@ -1,10 +1,5 @@
-import {
-  adoptionNotes,
-  type CeilingChange,
-  type KindReview,
-  type ReviewChange,
-  type UserAccessChange,
-} from "../review";
+import type { KindReview, ReviewChange } from "../descriptor";
+import { adoptionNotes, type CeilingChange, type UserAccessChange } from "../review";
 import { wantsEnabledWrite } from "./enabledHold";
 import type { Shape } from "./schema";
 

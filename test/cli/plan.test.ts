@@ -107,7 +107,7 @@ describe("pulumi-proxy plan: changes and access, end to end on the gitops exampl
       expect(changes["usage-reports"]?.properties).toEqual([
         { path: "scopes", before: ["usage:read"], after: ["usage:read", "billing:write"], forcesReplacement: true },
       ]);
-      expect(changes.deployer?.notes).toContain("secret rotated, old one valid for 48 h");
+      expect(changes.deployer?.notes).toContain("secret rotated, old one valid for 48 h (rotationTrigger changed)");
       expect(changes.crawler?.properties).toContainEqual({
         path: "limits.monthlyGb",
         before: 100,

@@ -13,6 +13,7 @@ describe("IpAllocation through the engine", () => {
         id: ip.id,
         ip: ip.ip,
         asn: ip.asn,
+        city: ip.city,
         health: ip.health,
         blacklists: ip.blacklists,
         free: ip.freeReplacementsRemaining,
@@ -69,10 +70,16 @@ describe("IpAllocation through the engine", () => {
     const drift = await driftedResources(fixture);
     expect([...drift.keys()]).toEqual(["de-1"]);
     expect(drift.get("de-1")).toContain("ip");
+    // Without keepCity the API took the first free address of the country, in another city: drift too.
+    expect(drift.get("de-1")).toContain("city");
     // The count moved too, but it is the service's status (it also resets every month), not drift.
     expect(drift.get("de-1")).not.toContain("replacementsThisMonth");
     const converged = await stack.up({ refresh: true });
     expect(converged.outputs.ip?.value).toBe(outOfBand.allocation.ip);
+    // The output says where the address is; the declared city still holds, so nothing is bought again.
+    expect(outOfBand.allocation.city).toBe("frankfurt");
+    expect(converged.outputs.city?.value).toBe("frankfurt");
+    expect(converged.summary.resourceChanges).not.toHaveProperty("create");
     expect((await stack.preview({ refresh: true })).changeSummary).toEqual({ same: 2 });
 
     await stack.destroy();

@@ -1,0 +1,50 @@
+/**
+ * The import rules `npm test` checks (dependency-cruiser): no import circles anywhere, and the rooms
+ * stay layered: the contract imports no other room; the SDK only the contract; the provider never the
+ * server, the CLI or the tools; the server never the SDK, the provider or the CLI.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "An import circle makes load order matter and hides which room depends on which.",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "contract-stands-alone",
+      severity: "error",
+      comment: "contract/ is the service's description: every other room reads it, it reads none of them.",
+      from: { path: "^contract/" },
+      to: { path: "^(sdk|provider|server|cli|tools|demo|bench)/" },
+    },
+    {
+      name: "sdk-over-contract-only",
+      severity: "error",
+      from: { path: "^sdk/" },
+      to: { path: "^(provider|server|cli|tools|demo|bench)/" },
+    },
+    {
+      name: "provider-below-front-ends",
+      severity: "error",
+      comment: "No HTTP or server code in the provider: it talks to the API through the SDK only.",
+      from: { path: "^provider/" },
+      to: { path: "^(server|cli|tools|demo|bench)/" },
+    },
+    {
+      name: "server-is-not-a-client",
+      severity: "error",
+      from: { path: "^server/" },
+      to: { path: "^(sdk|provider|cli|demo|bench)/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^|/)(node_modules|dist)/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["require", "default", "types"] },
+  },
+};
