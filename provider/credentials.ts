@@ -1,5 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import { providerSettings } from "./settings";
+import { PermissionDeniedError } from "../sdk";
+import { type ApiSettings, apiSettings, clientFor, providerSettings, settingsIdentity } from "./settings";
+import { explain } from "./shared";
 
 /**
  * Pulumi records the stack configuration, `proxy:apiKey` included, as the inputs of the stack's
@@ -27,5 +29,45 @@ export function refuseBadSettings(): void {
     providerSettings((key) => pulumi.runtime.getConfig(key));
   } catch (error) {
     throw new pulumi.RunError((error as Error).message);
+  }
+}
+
+/** The hidden input that carries `apiProblemOnUp`'s answer from the program to `check`. */
+export const API_PROBLEM_INPUT = "__apiProblem";
+
+let reachable: { identity: string; answered: Promise<string | undefined> } | undefined;
+
+/**
+ * An `up` records the stack's proxy:apiUrl and proxy:apiKey for every later refresh and destroy; one
+ * pointed at nothing would deploy "unchanged" and fail only at the next drift check. So an `up` (not
+ * a preview, which costs no request) first asks the API one cheap question with the stack's settings,
+ * bounded by proxy:retryWindowSeconds. Any answer but a refused key will do: a 403 means the key is
+ * valid but lacks proxy-users:read. It resolves to why the API cannot be used, for `check` to refuse
+ * the resource with (a rejected input would leave an inline program waiting forever), or to
+ * undefined. Undefined at once in a preview, or when no credential is set (the first method that
+ * needs one says so).
+ */
+export function apiProblemOnUp(): Promise<string | undefined> | undefined {
+  if (pulumi.runtime.isDryRun()) return undefined;
+  let settings: ApiSettings;
+  try {
+    settings = apiSettings((key) => pulumi.runtime.getConfig(key));
+  } catch {
+    return undefined;
+  }
+  // Once per program run and settings (an inline program may run many times in one process).
+  const identity = [settingsIdentity(settings), pulumi.getStack()].join("\u0000");
+  if (reachable?.identity !== identity) reachable = { identity, answered: askOnce(settings) };
+  return reachable.answered;
+}
+
+async function askOnce(settings: ApiSettings): Promise<string | undefined> {
+  try {
+    await clientFor(settings, "pulumi-proxy-program").proxyUsers.list({ limit: 1 });
+    return undefined;
+  } catch (error) {
+    if (error instanceof PermissionDeniedError) return undefined;
+    const where = `the API at ${settings.apiUrl} (proxy:apiUrl)`;
+    return explain("pulumi-proxy", `reach ${where} before recording it`, error).message;
   }
 }

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { ProxyError } from "../sdk";
 import { checkInputs } from "./check";
 import type { ProviderContext } from "./context";
-import { refuseBadSettings, refusePlaintextApiKey } from "./credentials";
+import { API_PROBLEM_INPUT, apiProblemOnUp, refuseBadSettings, refusePlaintextApiKey } from "./credentials";
 import { type ArgsOf, type Descriptor, diffOf, type OutputsOf, upgradeState } from "./descriptor";
 import { IDENTITY_INPUT, identityOf, resourceIdentity } from "./idempotency";
 import { requirableByName } from "./requirable";
@@ -38,8 +38,13 @@ export function resourceClass<D extends Descriptor>(
       refusePlaintextApiKey();
       refuseBadSettings();
       const additionalSecretOutputs = [...secretOutputs, ...(opts?.additionalSecretOutputs ?? [])];
-      // Hidden input: who this resource is, for idempotency keys that survive a crash (idempotency.ts).
-      const identity = { [IDENTITY_INPUT]: resourceIdentity(`proxy:${type}`, name, opts?.parent) };
+      // Hidden inputs: who this resource is, for idempotency keys that survive a crash (idempotency.ts),
+      // and, in an up, why the API cannot be reached, which `check` turns into a failure.
+      const problem = apiProblemOnUp();
+      const identity = {
+        [IDENTITY_INPUT]: resourceIdentity(`proxy:${type}`, name, opts?.parent),
+        ...(problem ? { [API_PROBLEM_INPUT]: problem } : {}),
+      };
       super(provider, name, { ...outputs, ...args, ...identity }, { ...opts, additionalSecretOutputs }, "proxy", type);
     }
   };
@@ -65,6 +70,8 @@ export function handlerFor(descriptor: Descriptor, context: () => ProviderContex
   const { rules } = descriptor;
   const handler: Handler = {
     async check(olds: Props, news: Record<string, unknown>) {
+      const problem = news[API_PROBLEM_INPUT];
+      if (typeof problem === "string") return { failures: [{ property: "", reason: problem }] };
       const checked = checkInputs(descriptor.inputs, news, (inputs) => rules.refine?.(inputs, upgrade(olds)) ?? []);
       const identity = identityOf(news);
       return checked.inputs && identity ? { inputs: { ...checked.inputs, [IDENTITY_INPUT]: identity } } : checked;
