@@ -2,7 +2,7 @@
 // The dynamic provider's launcher, installed into the CLI's bin folder by tools/provision-pulumi.mjs
 // in place of the shell script that ships in @pulumi/pulumi.
 //
-// Why: the engine starts this provider with its own address as the first argument and, when the
+// Why: the engine starts this provider with its own address as the last argument and, when the
 // engine is killed, nobody stops the provider: upstream's script starts node as a child of `sh`,
 // and that node serves gRPC forever (about 200 MB per killed `pulumi up`). Here the provider runs in
 // this very process, and a watchdog ends it once the engine no longer accepts connections, the way
@@ -56,7 +56,8 @@ try {
   );
   process.exit(1);
 }
-const engine = parseAddress(process.argv[2] ?? "");
+// The engine's address comes last; logging and tracing flags may precede it.
+const engine = parseAddress(process.argv.at(-1) ?? "");
 if (engine) watchEngine(engine);
 // The provider reads its arguments from process.argv.slice(2), which are ours unchanged.
 require(providerPath);
