@@ -5,8 +5,10 @@
 // the LanguageRuntime calls that the CLI makes for a Node.js project: Run (run.go) hands a program
 // to @pulumi/pulumi's own `cmd/run` harness, RunPlugin (plugin.go) starts policy packs and plugins
 // from source the same way, the Generate* calls (codegen.go) use the Node.js code generator of the
-// pkg module the CLI is built from, and packages.go reports and installs dependencies. Anything
-// else answers Unimplemented, which the engine treats as "not supported".
+// pkg module the CLI is built from, Link (link.go) adds generated SDKs to a program, and
+// packages.go reports and installs dependencies. Anything else answers Unimplemented, which the
+// engine treats as "not supported". The host exits, with everything it started, once the engine
+// stops answering.
 package main
 
 import (
