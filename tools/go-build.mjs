@@ -32,7 +32,7 @@ export function tryOutput(command, args) {
   }
 }
 
-/** The language host's source files (main.go and the files it embeds), in a stable order. */
+/** The language host's Go sources and the files they embed, in a stable order. */
 function languageHostFiles() {
   return fs
     .readdirSync(languageHostSource, { withFileTypes: true })
@@ -50,7 +50,11 @@ function languageHostFiles() {
  */
 function languageHostRoot(versionDir) {
   const hash = createHash("sha256");
-  for (const name of languageHostFiles()) {
+  // The dynamic provider's launcher is installed into the same bin folder, so it names it too.
+  const launchers = fs
+    .readdirSync(path.join(languageHostSource, "dynamic-provider"))
+    .map((name) => `dynamic-provider/${name}`);
+  for (const name of [...languageHostFiles(), ...launchers.sort()]) {
     hash
       .update(`${name}\0`)
       .update(fs.readFileSync(path.join(languageHostSource, name)))

@@ -54,13 +54,27 @@ function onPath(name) {
   return undefined;
 }
 
-/** The CLI runs dynamic providers through this script, which ships inside @pulumi/pulumi. @param {string} binDir */
-function installDynamicProviderShim(binDir) {
-  const shim = path.join(repoRoot, "node_modules", "@pulumi", "pulumi", "pulumi-resource-pulumi-nodejs");
-  if (!fs.existsSync(shim)) throw new Error(`${shim} is missing: run npm install first`);
+/**
+ * The CLI runs dynamic providers through `pulumi-resource-pulumi-nodejs` from its bin folder. The
+ * project's launcher replaces the shell script that ships in @pulumi/pulumi: it runs the same
+ * provider, and stops it when the engine is killed (the file says how).
+ * @param {string} binDir
+ */
+function installDynamicProviderLauncher(binDir) {
+  const launcher = path.join(
+    repoRoot,
+    "tools",
+    "language-host",
+    "dynamic-provider",
+    "pulumi-resource-pulumi-nodejs.cjs",
+  );
   const target = path.join(binDir, "pulumi-resource-pulumi-nodejs");
-  fs.copyFileSync(shim, target);
-  fs.chmodSync(target, 0o755);
+  const current = fs.existsSync(target) ? fs.readFileSync(target) : undefined;
+  if (current?.equals(fs.readFileSync(launcher))) return;
+  // Written beside and renamed over: a provider starting meanwhile sees the old file or the new one.
+  fs.copyFileSync(launcher, `${target}.partial`);
+  fs.chmodSync(`${target}.partial`, 0o755);
+  fs.renameSync(`${target}.partial`, target);
 }
 
 /** @param {string} version */
@@ -130,7 +144,7 @@ export async function provisionPulumi() {
     }
     const fromGo = readStamp(coreBinDir)?.source === "go-build";
     const binDir = fromGo ? await languageHostBin(version, coreBinDir) : coreBinDir;
-    installDynamicProviderShim(binDir);
+    installDynamicProviderLauncher(binDir);
     if (source !== "cache")
       say(`pulumi v${version} ready in ${((Date.now() - started) / 1000).toFixed(1)} s (${source})`);
     return { binDir, version, source };

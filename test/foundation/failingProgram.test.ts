@@ -1,9 +1,6 @@
 import { spawn } from "node:child_process";
-import fs from "node:fs";
-import path from "node:path";
-import { afterEach, describe, expect, inject, it } from "vitest";
-import { outsideFolder } from "../support/outside";
-import { REPO_ROOT } from "../support/pulumi";
+import { afterEach, describe, expect, it } from "vitest";
+import { type CliWorkspace, cliWorkspace } from "../support/pulumiCli";
 
 /**
  * A guard, not a figure: a failing program is reported in seconds, while the hang this file guards
@@ -18,32 +15,19 @@ interface PulumiRun {
   output: string;
 }
 
-const folders: { cleanup(): void }[] = [];
+const workspaces: CliWorkspace[] = [];
 afterEach(() => {
-  for (const folder of folders.splice(0)) folder.cleanup();
+  for (const workspace of workspaces.splice(0)) workspace.cleanup();
 });
 
 /** A local program (Pulumi.yaml in its own folder) outside the repository, with a stack. */
 async function localProgram(files: Record<string, string>): Promise<{ dir: string; env: NodeJS.ProcessEnv }> {
-  const folder = outsideFolder();
-  folders.push(folder);
-  const dir = path.join(folder.dir, "program");
-  fs.mkdirSync(dir);
-  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
-  fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
-  for (const sub of ["home", "pulumi-home", "backend"]) fs.mkdirSync(path.join(folder.dir, sub));
-  const env = {
-    ...process.env,
-    HOME: path.join(folder.dir, "home"),
-    PULUMI_HOME: path.join(folder.dir, "pulumi-home"),
-    PULUMI_BACKEND_URL: `file://${path.join(folder.dir, "backend")}`,
-    PULUMI_CONFIG_PASSPHRASE: "failing-program",
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PATH: `${inject("pulumiBinDir")}${path.delimiter}${process.env.PATH ?? ""}`,
-  };
-  const init = await pulumi(["stack", "init", "dev", "--non-interactive"], dir, env);
+  const cli = cliWorkspace();
+  workspaces.push(cli);
+  const dir = cli.project("program", files);
+  const init = await pulumi(["stack", "init", "dev", "--non-interactive"], dir, cli.env);
   expect(init.code, init.output).toBe(0);
-  return { dir, env };
+  return { dir, env: cli.env };
 }
 
 /** The CLI as a user runs it. The guard kills its whole process group, language host and node included. */

@@ -1,26 +1,25 @@
 // pulumi-language-nodejs for machines that cannot download the Pulumi CLI.
 //
 // Upstream's language host lives in a Go module that the module proxy does not serve, so the
-// provisioning script builds this one instead, against the same pinned pulumi SDK module. It
-// implements the part of the LanguageRuntime service that `pulumi up/preview/destroy` need for a
-// Node.js program: Run hands the program to @pulumi/pulumi's own `cmd/run` harness (the same
-// entry point upstream uses), so TypeScript loading, config and error reporting behave as usual.
-// Everything else answers Unimplemented, which the engine treats as "not supported".
+// provisioning script builds this one instead, against the same pinned pulumi modules. It serves
+// the LanguageRuntime calls that the CLI makes for a Node.js project: Run (run.go) hands a program
+// to @pulumi/pulumi's own `cmd/run` harness, RunPlugin (plugin.go) starts policy packs and plugins
+// from source the same way, the Generate* calls (codegen.go) use the Node.js code generator of the
+// pkg module the CLI is built from, Link (link.go) adds generated SDKs to a program, and
+// packages.go reports and installs dependencies. Anything else answers Unimplemented, which the
+// engine treats as "not supported". The host exits, with everything it started, once the engine
+// stops answering.
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	_ "embed"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
+	"sync"
+	"syscall"
+	"time"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -31,18 +30,14 @@ import (
 // Set at build time with -ldflags, so the engine sees the pinned version.
 var version = "0.0.0-dev"
 
-// The run harness exits with this code after it has already printed a user-facing error.
-const exitAfterReportedError = 32
-
-// Preloaded into every program: it keeps the harness's error report from looping forever in
-// Node's util.inspect on some Node releases (the file says why).
-//
-//go:embed inspect-guard.cjs
-var inspectGuard []byte
+// How often the host asks the engine whether it is still there. Upstream waits five minutes; a
+// killed `pulumi up` would leave this host, and the program it runs, that long.
+const engineCheckInterval = time.Second
 
 type host struct {
 	pulumirpc.UnimplementedLanguageRuntimeServer
 	engineAddress string
+	children      *children
 }
 
 func main() {
@@ -55,9 +50,22 @@ func main() {
 			break
 		}
 	}
+	running := &children{cmds: map[*exec.Cmd]struct{}{}}
+	if engineAddress != "" {
+		engineGone, stopWatching := context.WithCancel(context.Background())
+		defer stopWatching()
+		if err := rpcutil.Healthcheck(engineGone, engineAddress, engineCheckInterval, stopWatching); err != nil {
+			fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: could not watch the engine at %s: %v\n", engineAddress, err)
+			os.Exit(1)
+		}
+		go func() {
+			<-engineGone.Done()
+			running.killAllAndExit()
+		}()
+	}
 	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
 		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, &host{engineAddress: engineAddress})
+			pulumirpc.RegisterLanguageRuntimeServer(srv, &host{engineAddress: engineAddress, children: running})
 			return nil
 		},
 	})
@@ -76,158 +84,49 @@ func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.Plugin
 	return &pulumirpc.PluginInfo{Version: version}, nil
 }
 
-// Plugins of a dynamic-provider program come bundled with the CLI, so there is nothing to pre-install.
-func (h *host) GetRequiredPlugins(context.Context, *pulumirpc.GetRequiredPluginsRequest) (*pulumirpc.GetRequiredPluginsResponse, error) {
-	return &pulumirpc.GetRequiredPluginsResponse{}, nil
+// children are the node processes this host started (programs and plugins). Once the engine is
+// gone nobody will ever read their results, so they are killed with the host.
+type children struct {
+	mu   sync.Mutex
+	cmds map[*exec.Cmd]struct{}
 }
 
-func (h *host) GetRequiredPackages(context.Context, *pulumirpc.GetRequiredPackagesRequest) (*pulumirpc.GetRequiredPackagesResponse, error) {
-	return &pulumirpc.GetRequiredPackagesResponse{}, nil
+// run starts cmd, waits for it and forgets it; the process is killed when the engine goes away.
+func (c *children) run(cmd *exec.Cmd) error {
+	if err := c.start(cmd); err != nil {
+		return err
+	}
+	defer c.forget(cmd)
+	return cmd.Wait()
 }
 
-func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
-	programDir, entryPoint := req.GetPwd(), "."
-	rootDir := programDir
-	if info := req.GetInfo(); info != nil {
-		programDir, rootDir = info.GetProgramDirectory(), info.GetRootDirectory()
-		if info.GetEntryPoint() != "" {
-			entryPoint = info.GetEntryPoint()
-		}
+func (c *children) start(cmd *exec.Cmd) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := cmd.Start(); err != nil {
+		return err
 	}
-	runPath, err := findRunHarness(programDir)
-	if err != nil {
-		return &pulumirpc.RunResponse{Error: err.Error()}, nil
-	}
-
-	guardPath, removeGuard, err := inspectGuardFile()
-	if err != nil {
-		return &pulumirpc.RunResponse{Error: err.Error()}, nil
-	}
-	defer removeGuard()
-
-	argv := []string{"--require", guardPath, runPath, "--monitor", req.GetMonitorAddress(), "--pwd", req.GetPwd()}
-	for flag, value := range map[string]string{
-		"engine": h.engineAddress, "organization": req.GetOrganization(), "project": req.GetProject(),
-		"stack": req.GetStack(), "root-directory": rootDir,
-	} {
-		if value != "" {
-			argv = append(argv, "--"+flag, value)
-		}
-	}
-	if req.GetParallel() > 0 {
-		argv = append(argv, "--parallel", strconv.Itoa(int(req.GetParallel())))
-	}
-	if req.GetDryRun() {
-		argv = append(argv, "--dry-run")
-	}
-	argv = append(argv, entryPoint)
-	argv = append(argv, req.GetArgs()...)
-
-	// A stack without config has a nil map and slice, which json.Marshal writes as null; the Node
-	// runtime parses PULUMI_CONFIG with Object.keys and fails on null. Upstream's host sends {} and [].
-	configMap := req.GetConfig()
-	if configMap == nil {
-		configMap = map[string]string{}
-	}
-	secretKeyList := req.GetConfigSecretKeys()
-	if secretKeyList == nil {
-		secretKeyList = []string{}
-	}
-	config, err := json.Marshal(configMap)
-	if err != nil {
-		return nil, err
-	}
-	secretKeys, err := json.Marshal(secretKeyList)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.CommandContext(ctx, "node", argv...)
-	cmd.Dir = req.GetPwd()
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	cmd.Env = append(os.Environ(), "PULUMI_CONFIG="+string(config), "PULUMI_CONFIG_SECRET_KEYS="+string(secretKeys))
-	cmd.Env = append(cmd.Env, typeScriptEnv(req.GetInfo().GetOptions().AsMap())...)
-
-	if err := cmd.Run(); err != nil {
-		var exitErr *exec.ExitError
-		if errors.As(err, &exitErr) && exitErr.ExitCode() == exitAfterReportedError {
-			return &pulumirpc.RunResponse{Bail: true}, nil
-		}
-		if errors.As(err, &exitErr) {
-			return &pulumirpc.RunResponse{Error: fmt.Sprintf("Program exited with non-zero exit code: %d", exitErr.ExitCode())}, nil
-		}
-		return &pulumirpc.RunResponse{Error: fmt.Sprintf("could not run node: %v", err)}, nil
-	}
-	return &pulumirpc.RunResponse{}, nil
+	c.cmds[cmd] = struct{}{}
+	return nil
 }
 
-// inspectGuardFile gives node a file holding the embedded guard, and what to do once the run ends.
-// It is written once into the user's cache, named after its content: a per-run temporary file would
-// be left behind whenever the engine stops this host before Run returns, as it does after a failed
-// resource. Without a usable cache folder (no HOME, say) the run gets its own temporary file.
-func inspectGuardFile() (string, func(), error) {
-	keep := func() {}
-	if cacheDir, err := os.UserCacheDir(); err == nil {
-		sum := sha256.Sum256(inspectGuard)
-		target := filepath.Join(cacheDir, "pulumi-language-nodejs", fmt.Sprintf("inspect-guard-%x.cjs", sum[:8]))
-		if existing, err := os.ReadFile(target); err == nil && bytes.Equal(existing, inspectGuard) {
-			return target, keep, nil
-		}
-		if os.MkdirAll(filepath.Dir(target), 0o700) == nil {
-			if written, err := writeTempGuard(filepath.Dir(target)); err == nil {
-				if os.Rename(written, target) == nil {
-					return target, keep, nil
-				}
-				os.Remove(written)
-			}
-		}
-	}
-	written, err := writeTempGuard("")
-	if err != nil {
-		return "", keep, fmt.Errorf("could not write the language host's inspect guard: %w", err)
-	}
-	return written, func() { os.Remove(written) }, nil
+func (c *children) forget(cmd *exec.Cmd) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.cmds, cmd)
 }
 
-// writeTempGuard writes the guard under a fresh name in dir (the system's temporary folder if empty).
-func writeTempGuard(dir string) (string, error) {
-	file, err := os.CreateTemp(dir, "pulumi-language-nodejs-inspect-guard-*.cjs")
-	if err != nil {
-		return "", err
+// killAllAndExit ends every child, and when this host leads its own process group (the engine
+// starts plugins that way) everything else in that group too, such as processes a program spawned.
+func (c *children) killAllAndExit() {
+	c.mu.Lock()
+	for cmd := range c.cmds {
+		_ = cmd.Process.Kill()
 	}
-	_, err = file.Write(inspectGuard)
-	if closeErr := file.Close(); err == nil {
-		err = closeErr
+	c.mu.Unlock()
+	fmt.Fprintln(os.Stderr, "pulumi-language-nodejs: the engine is gone; stopping")
+	if syscall.Getpgrp() == os.Getpid() {
+		_ = syscall.Kill(-os.Getpid(), syscall.SIGKILL)
 	}
-	if err != nil {
-		os.Remove(file.Name())
-		return "", err
-	}
-	return file.Name(), nil
-}
-
-// findRunHarness resolves @pulumi/pulumi the way Node would from the program directory.
-func findRunHarness(programDir string) (string, error) {
-	for dir := programDir; ; dir = filepath.Dir(dir) {
-		candidate := filepath.Join(dir, "node_modules", "@pulumi", "pulumi", "cmd", "run")
-		if _, err := os.Stat(filepath.Join(candidate, "index.js")); err == nil {
-			return candidate, nil
-		}
-		if parent := filepath.Dir(dir); parent == dir {
-			return "", fmt.Errorf("@pulumi/pulumi is not installed for the program in %s: run npm install there", programDir)
-		}
-	}
-}
-
-// typeScriptEnv mirrors upstream's runtime options: the run harness loads ts-node only when told to,
-// and upstream tells it to unless Pulumi.yaml sets `typescript: false`. A `tsconfig` option names
-// the config file ts-node uses instead of the program directory's tsconfig.json.
-func typeScriptEnv(options map[string]interface{}) []string {
-	env := []string{}
-	if enabled, ok := options["typescript"].(bool); !ok || enabled {
-		env = append(env, "PULUMI_NODEJS_TYPESCRIPT=true")
-	}
-	if tsconfig, ok := options["tsconfig"].(string); ok && tsconfig != "" {
-		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+tsconfig)
-	}
-	return env
+	os.Exit(1)
 }

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+)
+
+// The run harness exits with this code after it has already printed a user-facing error.
+const exitAfterReportedError = 32
+
+// Preloaded into every program: it keeps the harness's error report from looping forever in
+// Node's util.inspect on some Node releases (the file says why).
+//
+//go:embed inspect-guard.cjs
+var inspectGuard []byte
+
+func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
+	programDir, entryPoint := req.GetPwd(), "."
+	rootDir := programDir
+	if info := req.GetInfo(); info != nil {
+		programDir, rootDir = info.GetProgramDirectory(), info.GetRootDirectory()
+		if info.GetEntryPoint() != "" {
+			entryPoint = info.GetEntryPoint()
+		}
+	}
+	runPath, err := findPulumiCommand(programDir, "run")
+	if err != nil {
+		return &pulumirpc.RunResponse{Error: err.Error()}, nil
+	}
+
+	guardPath, removeGuard, err := inspectGuardFile()
+	if err != nil {
+		return &pulumirpc.RunResponse{Error: err.Error()}, nil
+	}
+	defer removeGuard()
+
+	argv := []string{"--require", guardPath, runPath, "--monitor", req.GetMonitorAddress(), "--pwd", req.GetPwd()}
+	for flag, value := range map[string]string{
+		"engine": h.engineAddress, "organization": req.GetOrganization(), "project": req.GetProject(),
+		"stack": req.GetStack(), "root-directory": rootDir,
+	} {
+		if value != "" {
+			argv = append(argv, "--"+flag, value)
+		}
+	}
+	if req.GetParallel() > 0 {
+		argv = append(argv, "--parallel", strconv.Itoa(int(req.GetParallel())))
+	}
+	if req.GetDryRun() {
+		argv = append(argv, "--dry-run")
+	}
+	argv = append(argv, entryPoint)
+	argv = append(argv, req.GetArgs()...)
+
+	// A stack without config has a nil map and slice, which json.Marshal writes as null; the Node
+	// runtime parses PULUMI_CONFIG with Object.keys and fails on null. Upstream's host sends {} and [].
+	configMap := req.GetConfig()
+	if configMap == nil {
+		configMap = map[string]string{}
+	}
+	secretKeyList := req.GetConfigSecretKeys()
+	if secretKeyList == nil {
+		secretKeyList = []string{}
+	}
+	config, err := json.Marshal(configMap)
+	if err != nil {
+		return nil, err
+	}
+	secretKeys, err := json.Marshal(secretKeyList)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, "node", argv...)
+	cmd.Dir = req.GetPwd()
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), "PULUMI_CONFIG="+string(config), "PULUMI_CONFIG_SECRET_KEYS="+string(secretKeys))
+	cmd.Env = append(cmd.Env, typeScriptEnv(req.GetInfo().GetOptions().AsMap())...)
+
+	if err := h.children.run(cmd); err != nil {
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) && exitErr.ExitCode() == exitAfterReportedError {
+			return &pulumirpc.RunResponse{Bail: true}, nil
+		}
+		if errors.As(err, &exitErr) {
+			return &pulumirpc.RunResponse{Error: fmt.Sprintf("Program exited with non-zero exit code: %d", exitErr.ExitCode())}, nil
+		}
+		return &pulumirpc.RunResponse{Error: fmt.Sprintf("could not run node: %v", err)}, nil
+	}
+	return &pulumirpc.RunResponse{}, nil
+}
+
+// inspectGuardFile gives node a file holding the embedded guard, and what to do once the run ends.
+// It is written once into the user's cache, named after its content: a per-run temporary file would
+// be left behind whenever the engine stops this host before Run returns, as it does after a failed
+// resource. Without a usable cache folder (no HOME, say) the run gets its own temporary file.
+func inspectGuardFile() (string, func(), error) {
+	keep := func() {}
+	if cacheDir, err := os.UserCacheDir(); err == nil {
+		sum := sha256.Sum256(inspectGuard)
+		target := filepath.Join(cacheDir, "pulumi-language-nodejs", fmt.Sprintf("inspect-guard-%x.cjs", sum[:8]))
+		if existing, err := os.ReadFile(target); err == nil && bytes.Equal(existing, inspectGuard) {
+			return target, keep, nil
+		}
+		if os.MkdirAll(filepath.Dir(target), 0o700) == nil {
+			if written, err := writeTempGuard(filepath.Dir(target)); err == nil {
+				if os.Rename(written, target) == nil {
+					return target, keep, nil
+				}
+				os.Remove(written)
+			}
+		}
+	}
+	written, err := writeTempGuard("")
+	if err != nil {
+		return "", keep, fmt.Errorf("could not write the language host's inspect guard: %w", err)
+	}
+	return written, func() { os.Remove(written) }, nil
+}
+
+// writeTempGuard writes the guard under a fresh name in dir (the system's temporary folder if empty).
+func writeTempGuard(dir string) (string, error) {
+	file, err := os.CreateTemp(dir, "pulumi-language-nodejs-inspect-guard-*.cjs")
+	if err != nil {
+		return "", err
+	}
+	_, err = file.Write(inspectGuard)
+	if closeErr := file.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		os.Remove(file.Name())
+		return "", err
+	}
+	return file.Name(), nil
+}
+
+// findPulumiCommand resolves one of @pulumi/pulumi's entry points (cmd/run, cmd/run-plugin,
+// cmd/run-policy-pack) the way Node would from dir.
+func findPulumiCommand(dir, command string) (string, error) {
+	for at := dir; ; at = filepath.Dir(at) {
+		candidate := filepath.Join(at, "node_modules", "@pulumi", "pulumi", "cmd", command)
+		if _, err := os.Stat(filepath.Join(candidate, "index.js")); err == nil {
+			return candidate, nil
+		}
+		if parent := filepath.Dir(at); parent == at {
+			return "", fmt.Errorf("@pulumi/pulumi is not installed for %s: run npm install there", dir)
+		}
+	}
+}
+
+// typeScriptEnv mirrors upstream's runtime options: the run harness loads ts-node only when told to,
+// and upstream tells it to unless Pulumi.yaml sets `typescript: false`. A `tsconfig` option names
+// the config file ts-node uses instead of the program directory's tsconfig.json.
+func typeScriptEnv(options map[string]interface{}) []string {
+	env := []string{}
+	if enabled, ok := options["typescript"].(bool); !ok || enabled {
+		env = append(env, "PULUMI_NODEJS_TYPESCRIPT=true")
+	}
+	if tsconfig, ok := options["tsconfig"].(string); ok && tsconfig != "" {
+		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+tsconfig)
+	}
+	return env
+}
