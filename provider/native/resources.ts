@@ -99,12 +99,13 @@ export async function read(request: proto.ReadRequest): Promise<proto.ReadRespon
 }
 
 async function warnMissingSecrets(kind: NativeKind, id: string, props: Properties): Promise<void> {
+  const rotates = "rotationTrigger" in kind.declaration.inputs;
   for (const output of missingSecrets(kind, props)) {
-    const rotate =
-      "rotationTrigger" in kind.declaration.inputs ? " Set rotationTrigger to rotate it and learn one." : "";
+    const until = rotates
+      ? `created or rotated, so ${output} stays null until this stack rotates it: set rotationTrigger to rotate it.`
+      : `created, so ${output} stays null in this stack unless it replaces the object (pulumi up --target-replace).`;
     await pulumi.log.warn(
-      `${kind.name} ${id} was imported without its ${output}: the API shows it only when it is created or rotated, ` +
-        `so ${output} stays null in this stack until then.${rotate}`,
+      `${kind.name} ${id} was imported without its ${output}: the API shows it only when it is ${until}`,
     );
   }
 }

@@ -10,9 +10,10 @@ export interface RunningPlugin {
 }
 
 /** The compiled plugin started as the engine starts it: a process that prints its port, then a gRPC client on it. */
-export async function startPlugin(): Promise<RunningPlugin> {
+export async function startPlugin(env: Record<string, string> = {}): Promise<RunningPlugin> {
   const child: ChildProcess = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "provider", "native", "main.js")], {
     stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
   });
   const port = await new Promise<string>((resolve, reject) => {
     let printed = "";
