@@ -11,8 +11,8 @@ import { IDENTITY_INPUT, identityDigest } from "../idempotency";
 import { ipAllocation } from "../ipAllocation";
 import { proxyUser } from "../proxyUser";
 import { handlers } from "../runtime";
-import { SETTING_KEYS } from "../settings";
-import { same } from "../shared";
+import { providerSettings, SETTING_KEYS } from "../settings";
+import { PartialFailure, same } from "../shared";
 import type { Properties } from "./protocol";
 
 export const PACKAGE = "proxy";
@@ -47,20 +47,41 @@ export function kindOf(token: string): NativeKind {
   return kind;
 }
 
+const unprefixed = (full: string) => full.slice(`${PACKAGE}:`.length);
+
 /** The provider's config by its key without the package prefix (`apiUrl`); `secret` ones are stored encrypted. */
 export const CONFIG: readonly { key: string; type: "string" | "integer"; secret?: boolean }[] = [
   { key: "apiUrl", type: "string" },
   { key: "apiKey", type: "string", secret: true },
-  ...SETTING_KEYS.map((full) => ({ key: full.slice(`${PACKAGE}:`.length), type: "integer" as const })),
+  ...SETTING_KEYS.map((full) => ({ key: unprefixed(full), type: "integer" as const })),
 ];
+
+/** Each setting the provider would refuse at its first request, refused when the engine checks the config. */
+export function configFailures(config: Properties): { property: string; reason: string }[] {
+  return SETTING_KEYS.flatMap((setting) => {
+    try {
+      // One setting at a time, so that each bad one is named.
+      providerSettings((full) => (full === setting ? stringSetting(config, full) : undefined));
+      return [];
+    } catch (error) {
+      return [{ property: unprefixed(setting), reason: (error as Error).message }];
+    }
+  });
+}
+
+function stringSetting(config: Properties, full: string): string | undefined {
+  const value = config[unprefixed(full)];
+  return value === undefined || value === null || value === "" ? undefined : String(value);
+}
+
+/** An object the rules created before a later step failed: the engine records it instead of orphaning it. */
+export function partiallyCreated(error: unknown): PartialFailure | undefined {
+  return error instanceof PartialFailure ? error : undefined;
+}
 
 /** Hands the provider's config to the same context the dynamic provider uses, with the same environment fallback. */
 export function configureFrom(config: Properties): void {
-  const byFullKey = (full: string) => {
-    const value = config[full.slice(`${PACKAGE}:`.length)];
-    return value === undefined || value === null || value === "" ? undefined : String(value);
-  };
-  configure({ config: { get: byFullKey } } as never);
+  configure({ config: { get: (full: string) => stringSetting(config, full) } } as never);
 }
 
 /**

@@ -1,6 +1,15 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
-import { detailedDiff, importedInputs, kindOf, missingSecrets, type NativeKind, withIdentity } from "./kinds";
+import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import {
+  detailedDiff,
+  importedInputs,
+  kindOf,
+  missingSecrets,
+  type NativeKind,
+  partiallyCreated,
+  withIdentity,
+} from "./kinds";
 import { fromStruct, type Properties, toStruct, UNKNOWN, type Unwrapped } from "./protocol";
 
 /**
@@ -20,6 +29,28 @@ function kindFor(request: Request): NativeKind {
 /** What to send back secret: the kind's secret outputs, and whatever arrived secret. */
 function secretsOf(kind: NativeKind, ...inputs: Unwrapped[]): Set<string> {
   return new Set([...kind.declaration.secretOutputs, ...inputs.flatMap((input) => [...input.secrets])]);
+}
+
+/** The object exists but a later step failed: its id and state (secrets wrapped) for the engine to record. */
+export class InitFailed extends Error {
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: Struct,
+    readonly reasons: string[],
+  ) {
+    super(message);
+  }
+}
+
+async function recordingPartial<T>(secrets: Set<string>, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const partial = partiallyCreated(error);
+    if (!partial) throw error;
+    throw new InitFailed(partial.message, partial.id, toStruct(partial.properties, secrets), partial.reasons);
+  }
 }
 
 export async function check(request: proto.CheckRequest): Promise<proto.CheckResponse> {
@@ -72,8 +103,11 @@ export async function create(request: proto.CreateRequest): Promise<proto.Create
   if (request.getPreview()) {
     return response.setProperties(toStruct(previewOutputs(kind, {}, inputs.values), secretsOf(kind, inputs)));
   }
-  const created = await kind.handler.create(withIdentity(request.getUrn(), inputs.values));
-  return response.setId(created.id).setProperties(toStruct(created.outs ?? {}, secretsOf(kind, inputs)));
+  const secrets = secretsOf(kind, inputs);
+  const created = await recordingPartial(secrets, () =>
+    kind.handler.create(withIdentity(request.getUrn(), inputs.values)),
+  );
+  return response.setId(created.id).setProperties(toStruct(created.outs ?? {}, secrets));
 }
 
 /**
@@ -118,7 +152,9 @@ export async function update(request: proto.UpdateRequest): Promise<proto.Update
   const response = new proto.UpdateResponse();
   if (request.getPreview())
     return response.setProperties(toStruct(previewOutputs(kind, olds.values, news.values), secrets));
-  const updated = await kind.handler.update(request.getId(), olds.values, withIdentity(request.getUrn(), news.values));
+  const updated = await recordingPartial(secrets, () =>
+    kind.handler.update(request.getId(), olds.values, withIdentity(request.getUrn(), news.values)),
+  );
   return response.setProperties(toStruct(updated.outs ?? {}, secrets));
 }
 

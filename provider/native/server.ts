@@ -5,8 +5,8 @@ import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import * as statusProto from "@pulumi/pulumi/proto/status_pb";
 import { Any } from "google-protobuf/google/protobuf/any_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
-import { CONFIG, configureFrom } from "./kinds";
-import { fromStruct, type Properties, toStruct } from "./protocol";
+import { CONFIG, configFailures, configureFrom } from "./kinds";
+import { fromStruct, toStruct } from "./protocol";
 import * as resources from "./resources";
 import { packageSchema } from "./schema";
 import { packageVersion } from "./version";
@@ -18,20 +18,20 @@ import { packageVersion } from "./version";
  * answers UNIMPLEMENTED, which the engine reads as "not supported".
  */
 
-/** An error as the engine shows it; one the rules raised after creating an object keeps that object in the state. */
+/** An error as the engine shows it; an object created before the failure is sent along, for the state. */
 function toServiceError(error: unknown): Partial<grpc.StatusObject> {
-  const failure = error as { message?: string; id?: string; properties?: Properties; reasons?: string[] };
-  const message = failure?.message ?? String(error);
+  const message = error instanceof Error ? error.message : String(error);
   const metadata = new grpc.Metadata();
-  if (typeof failure?.id === "string") {
+  if (error instanceof resources.InitFailed) {
     const detail = new proto.ErrorResourceInitFailed()
-      .setId(failure.id)
-      .setProperties(toStruct(failure.properties ?? {}))
-      .setReasonsList(failure.reasons ?? [message]);
+      .setId(error.id)
+      .setProperties(error.properties)
+      .setReasonsList(error.reasons);
     const any = new Any();
     any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
     const status = new statusProto.Status().setCode(grpc.status.UNKNOWN).setMessage(message);
     status.addDetails(any);
+    // The engine reads structured details from this trailer, as upstream's Node provider server sends them.
     metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
   }
   return { code: grpc.status.UNKNOWN, details: message, metadata };
@@ -58,7 +58,11 @@ const configService = {
   checkConfig: unary(async (request: proto.CheckRequest) => {
     const news = fromStruct(request.getNews());
     const secret = CONFIG.filter((entry) => entry.secret).map((entry) => entry.key);
-    return new proto.CheckResponse().setInputs(toStruct(news.values, [...secret, ...news.secrets]));
+    const response = new proto.CheckResponse().setInputs(toStruct(news.values, [...secret, ...news.secrets]));
+    for (const failure of configFailures(news.values)) {
+      response.addFailures(new proto.CheckFailure().setProperty(failure.property).setReason(failure.reason));
+    }
+    return response;
   }),
   diffConfig: unary(async (request: proto.DiffRequest) => {
     const olds = fromStruct(request.getOlds()).values;

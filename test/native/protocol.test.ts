@@ -45,6 +45,23 @@ describe("the native plugin's protocol", () => {
       new proto.CreateRequest().setUrn(URN).setType(TYPE).setProperties(properties),
     );
 
+  it("checks the provider config: the API key handed back secret, a bad setting refused by name", async () => {
+    const news = { apiUrl: server.url, apiKey: "live_plain", rateLimitReserve: "lots" };
+    const checked = await call<proto.CheckRequest, proto.CheckResponse>(
+      plugin.client.checkConfig.bind(plugin.client),
+      new proto.CheckRequest()
+        .setUrn("urn:pulumi:dev::shop::pulumi:providers:proxy::default")
+        .setNews(Struct.fromJavaScript(news)),
+    );
+    expect(checked.getInputs()?.toJavaScript().apiKey).toEqual({
+      [specialSigKey]: specialSecretSig,
+      value: "live_plain",
+    });
+    expect(checked.getFailuresList().map((failure) => [failure.getProperty(), failure.getReason()])).toEqual([
+      ["rateLimitReserve", expect.stringContaining("pulumi config set proxy:rateLimitReserve")],
+    ]);
+  });
+
   it("refuses bad inputs with the rules' own messages", async () => {
     const checked = await check({ name: "Bad Name", limits: { dailyGb: -1 } });
     expect(checked.getFailuresList().map((failure) => failure.getProperty())).toEqual(["name", "limits.dailyGb"]);
