@@ -132,7 +132,8 @@ export async function detailedDiff(kind: NativeKind, olds: Properties, news: Pro
     else unchanged[key] = olds[key];
   }
   for (const key of changedKeys) {
-    const alone = await ruleDiff(kind, olds, { ...unchanged, [key]: news[key] });
+    // With one change the whole answer is that change's: no second call (a rule may warn as it decides).
+    const alone = changedKeys.length === 1 ? whole : await ruleDiff(kind, olds, { ...unchanged, [key]: news[key] });
     if (alone.replaces.includes(key) || whole.replaces.includes(key)) properties[key] = "replace";
     else if (alone.changes) properties[key] = "update";
   }

@@ -19,6 +19,18 @@ const user = new pulumi.CustomResource("proxy:index:ProxyUser", "scraper", {
 exports.userId = user.proxyUserId;
 `;
 
+/** The user's folder: the program, and the tarball installed beside `@pulumi/pulumi`. */
+async function userProgram(outsideDir: string): Promise<string> {
+  const tarball = await packFromCleanCopy(outsideDir);
+  const dir = path.join(outsideDir, "app");
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: native-app\nruntime: nodejs\n");
+  fs.writeFileSync(path.join(dir, "index.js"), PROGRAM);
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "native-app", private: true }));
+  await npm(["install", tarball, "@pulumi/pulumi@3.248.0"], dir);
+  return dir;
+}
+
 /**
  * Where a user starts: the packed tarball installed in a folder of their own, the one documented
  * command, and a program. Nothing of the repository is on PATH or in node_modules, and the engine
@@ -26,32 +38,28 @@ exports.userId = user.proxyUserId;
  */
 describe("the native provider, installed from the tarball outside the repository", () => {
   const outside = outsideFolder();
-  const app = path.join(outside.dir, "app");
-  let server: ReferenceServer;
-  let harness: TestStack;
+  let app = "";
+  let user: { server: ReferenceServer; harness: TestStack } | undefined;
 
   beforeAll(async () => {
-    const tarball = await packFromCleanCopy(outside.dir);
-    fs.mkdirSync(app);
-    fs.writeFileSync(path.join(app, "Pulumi.yaml"), "name: native-app\nruntime: nodejs\n");
-    fs.writeFileSync(path.join(app, "index.js"), PROGRAM);
-    const manifest = { name: "native-app", private: true, main: "index.js" };
-    fs.writeFileSync(path.join(app, "package.json"), JSON.stringify(manifest));
-    await npm(["install", tarball, "@pulumi/pulumi@3.248.0"], app);
-    server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
-    harness = await createTestStack({
+    app = await userProgram(outside.dir);
+    const server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
+    const harness = await createTestStack({
       workDir: app,
       config: { "proxy:apiUrl": { value: server.url }, "proxy:apiKey": { value: server.rootKey, secret: true } },
       envVars: { PULUMI_IGNORE_AMBIENT_PLUGINS: "true" },
     });
+    user = { server, harness };
   });
   afterAll(async () => {
-    await harness?.cleanup();
-    await server?.close();
+    await user?.harness.cleanup();
+    await user?.server.close();
     outside.cleanup();
   });
 
   it("runs after `npx pulumi-proxy provider install`, with no download and no change to PATH", async () => {
+    if (!user) throw new Error("the user's folder was not set up");
+    const { server, harness } = user;
     // PATH as a user's: pulumi and node, nothing of this repository.
     const userPath = [inject("pulumiBinDir"), path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter);
     const env = { ...process.env, PULUMI_HOME: harness.envVars.PULUMI_HOME, PATH: userPath };
