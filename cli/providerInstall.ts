@@ -1,0 +1,81 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { packageVersion } from "../provider/native/version";
+
+const USAGE = `usage: pulumi-proxy provider install [--plugins-dir <dir>]
+
+Puts the native \`proxy\` resource provider plugin where the Pulumi engine looks for it: the plugin
+cache, $PULUMI_HOME/plugins (default ~/.pulumi/plugins), as resource-proxy-v<version>/. The plugin
+runs this installed package's code, so nothing is downloaded and PATH is left alone. Run it again
+after upgrading pulumi-proxy.
+
+  --plugins-dir <dir>  another plugin cache (default: $PULUMI_HOME/plugins or ~/.pulumi/plugins)
+  --help               this text`;
+
+/** The engine's plugin cache: `$PULUMI_HOME/plugins`, else `~/.pulumi/plugins` (its GetPluginDir). */
+export function pluginCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(env.PULUMI_HOME || path.join(os.homedir(), ".pulumi"), "plugins");
+}
+
+/**
+ * The executable the engine starts (`pulumi-resource-proxy`): it runs this package's plugin entry with
+ * the `node` on the engine's PATH (the one that runs the program), else the one that ran the install.
+ */
+function launcher(entry: string): string {
+  const quoted = (text: string) => `'${text.replaceAll("'", `'"'"'`)}'`;
+  return [
+    "#!/bin/sh",
+    "# Written by `pulumi-proxy provider install`: runs the installed package's native provider.",
+    `if command -v node >/dev/null 2>&1; then exec node ${quoted(entry)} "$@"; fi`,
+    `exec ${quoted(process.execPath)} ${quoted(entry)} "$@"`,
+    "",
+  ].join("\n");
+}
+
+export function installProvider(pluginsDir: string): string {
+  const version = packageVersion();
+  const dir = path.join(pluginsDir, `resource-proxy-v${version}`);
+  const entry = path.resolve(__dirname, "..", "provider", "native", "main.js");
+  if (!fs.existsSync(entry)) {
+    throw new Error(`${entry} is missing: this copy of pulumi-proxy is not built. Run \`npm run build\` first.`);
+  }
+  fs.mkdirSync(pluginsDir, { recursive: true });
+  // The engine skips a folder whose `.partial` marker exists: it marks an install still under way.
+  fs.writeFileSync(`${dir}.partial`, "");
+  fs.mkdirSync(dir, { recursive: true });
+  const executable = path.join(dir, "pulumi-resource-proxy");
+  fs.writeFileSync(executable, launcher(entry), { mode: 0o755 });
+  fs.chmodSync(executable, 0o755);
+  fs.rmSync(`${dir}.partial`, { force: true });
+  return executable;
+}
+
+export async function providerCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { "plugins-dir": { type: "string" }, help: { type: "boolean", short: "h" } },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (positionals[0] !== "install" || positionals.length > 1) {
+    process.stderr.write(`pulumi-proxy provider: expected \`install\`, got "${positionals.join(" ")}"\n\n${USAGE}\n`);
+    return 1;
+  }
+  let executable: string;
+  try {
+    executable = installProvider(values["plugins-dir"] ?? pluginCacheDir());
+  } catch (error) {
+    process.stderr.write(`pulumi-proxy provider install: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  process.stdout.write(
+    `Installed the proxy resource provider plugin v${packageVersion()}: ${executable}\n` +
+      "Programs that declare proxy:index:* resources now use it; the dynamic resources are unchanged.\n",
+  );
+  return 0;
+}

@@ -1,0 +1,115 @@
+import { z } from "zod";
+import { CONFIG, KINDS, type NativeKind, PACKAGE, replaceOnChanges } from "./kinds";
+
+/**
+ * The package schema `GetSchema` answers, derived on each call from the declarations (the zod fields
+ * through zod's JSON Schema), the config list and the rules' own diff: it is never written down, so it
+ * cannot drift from what the provider does. An object-valued property becomes a named type,
+ * `proxy:index:<Kind><Property>`.
+ */
+
+type JsonSchema = {
+  type?: string | string[];
+  anyOf?: JsonSchema[];
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  default?: unknown;
+};
+
+export interface PropertySpec {
+  type?: string;
+  items?: PropertySpec;
+  $ref?: string;
+  secret?: boolean;
+  replaceOnChanges?: boolean;
+  default?: unknown;
+}
+
+type Types = Record<string, { type: "object"; properties: Record<string, PropertySpec>; required?: string[] }>;
+
+const PRIMITIVES = new Set(["string", "number", "integer", "boolean"]);
+
+/** One JSON Schema node as a Pulumi type; a union of text and a number (a trigger) is text, as `check` makes it. */
+function typeOf(node: JsonSchema, typeName: string, types: Types): PropertySpec {
+  const branches = (node.anyOf ?? []).filter((branch) => branch.type !== "null");
+  if (branches[0]) return typeOf(branches[0], typeName, types);
+  const kinds = (Array.isArray(node.type) ? node.type : [node.type]).filter((kind) => kind && kind !== "null");
+  const kind = kinds.includes("string") ? "string" : kinds[0];
+  if (kind === "array") return { type: "array", items: typeOf(node.items ?? {}, typeName, types) };
+  if (kind === "object" && node.properties) {
+    types[typeName] ??= objectType(node, typeName, types);
+    return { $ref: `#/types/${typeName}` };
+  }
+  if (kind && PRIMITIVES.has(kind)) {
+    const primitive = node.default;
+    return primitive !== null && typeof primitive !== "object" ? { type: kind, default: primitive } : { type: kind };
+  }
+  return { $ref: "pulumi.json#/Any" };
+}
+
+function objectType(node: JsonSchema, typeName: string, types: Types): Types[string] {
+  const properties = Object.fromEntries(
+    Object.entries(node.properties ?? {}).map(([key, field]) => [
+      key,
+      typeOf(field, `${typeName}${capital(key)}`, types),
+    ]),
+  );
+  return { type: "object", properties, ...(node.required?.length ? { required: node.required } : {}) };
+}
+
+const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+function propertiesOf(
+  kind: NativeKind,
+  shape: z.ZodRawShape,
+  io: "input" | "output",
+  types: Types,
+  replacing: string[],
+): { properties: Record<string, PropertySpec>; required: string[] } {
+  const json = z.toJSONSchema(z.object(shape), { io, unrepresentable: "any" }) as JsonSchema;
+  const properties: Record<string, PropertySpec> = {};
+  for (const [key, field] of Object.entries(json.properties ?? {})) {
+    const spec = typeOf(field, `${PACKAGE}:index:${kind.name}${capital(key)}`, types);
+    if (io === "output" && kind.declaration.secretOutputs.includes(key)) spec.secret = true;
+    if (replacing.includes(key)) spec.replaceOnChanges = true;
+    if (io === "output") delete spec.default;
+    properties[key] = spec;
+  }
+  // A nullable output is always in the state, but may hold no value: not required of a reader.
+  const required = (json.required ?? []).filter((key) => !(io === "output" && isNullable(json.properties?.[key])));
+  return { properties, required };
+}
+
+function isNullable(node: JsonSchema | undefined): boolean {
+  const types = Array.isArray(node?.type) ? node.type : [node?.type];
+  return types.includes("null") || (node?.anyOf ?? []).some((branch) => branch.type === "null");
+}
+
+export async function packageSchema(version: string): Promise<Record<string, unknown>> {
+  const types: Types = {};
+  const resources: Record<string, unknown> = {};
+  for (const kind of KINDS) {
+    const replacing = await replaceOnChanges(kind);
+    const inputs = propertiesOf(kind, kind.declaration.inputs, "input", types, replacing);
+    const outputs = propertiesOf(kind, kind.declaration.outputs, "output", types, replacing);
+    resources[kind.token] = {
+      inputProperties: inputs.properties,
+      requiredInputs: inputs.required,
+      properties: outputs.properties,
+      required: outputs.required,
+    };
+  }
+  const config = Object.fromEntries(
+    CONFIG.map(({ key, type, secret }) => [key, { type, ...(secret ? { secret: true } : {}) }]),
+  );
+  return {
+    name: PACKAGE,
+    displayName: "Proxy service",
+    version,
+    config: { variables: config },
+    provider: { inputProperties: config },
+    resources,
+    types,
+  };
+}

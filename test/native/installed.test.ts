@@ -1,0 +1,79 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { ProxyClient } from "../../sdk";
+import { type ReferenceServer, startReferenceServer } from "../../server";
+import { npm, outsideFolder, packFromCleanCopy } from "../support/outside";
+import { createTestStack, type TestStack } from "../support/pulumi";
+
+const exec = promisify(execFile);
+
+/** A JavaScript program of a user who has only the installed package, declaring a native resource. */
+const PROGRAM = `const pulumi = require("@pulumi/pulumi");
+const user = new pulumi.CustomResource("proxy:index:ProxyUser", "scraper", {
+  name: "scraper",
+  proxyUserId: undefined,
+});
+exports.userId = user.proxyUserId;
+`;
+
+/** The user's folder: the program, and the tarball installed beside `@pulumi/pulumi`. */
+async function userProgram(outsideDir: string): Promise<string> {
+  const tarball = await packFromCleanCopy(outsideDir);
+  const dir = path.join(outsideDir, "app");
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: native-app\nruntime: nodejs\n");
+  fs.writeFileSync(path.join(dir, "index.js"), PROGRAM);
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "native-app", private: true }));
+  await npm(["install", tarball, "@pulumi/pulumi@3.248.0"], dir);
+  return dir;
+}
+
+/**
+ * Where a user starts: the packed tarball installed in a folder of their own, the one documented
+ * command, and a program. Nothing of the repository is on PATH or in node_modules, and the engine
+ * ignores plugins on PATH, so it can only run the plugin the command put in the plugin cache.
+ */
+describe("the native provider, installed from the tarball outside the repository", () => {
+  const outside = outsideFolder();
+  let app = "";
+  let user: { server: ReferenceServer; harness: TestStack } | undefined;
+
+  beforeAll(async () => {
+    app = await userProgram(outside.dir);
+    const server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
+    const harness = await createTestStack({
+      workDir: app,
+      config: { "proxy:apiUrl": { value: server.url }, "proxy:apiKey": { value: server.rootKey, secret: true } },
+      envVars: { PULUMI_IGNORE_AMBIENT_PLUGINS: "true" },
+    });
+    user = { server, harness };
+  });
+  afterAll(async () => {
+    await user?.harness.cleanup();
+    await user?.server.close();
+    outside.cleanup();
+  });
+
+  it("runs after `npx pulumi-proxy provider install`, with no download and no change to PATH", async () => {
+    if (!user) throw new Error("the user's folder was not set up");
+    const { server, harness } = user;
+    // PATH as a user's: pulumi and node, nothing of this repository.
+    const userPath = [inject("pulumiBinDir"), path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter);
+    const env = { ...process.env, PULUMI_HOME: harness.envVars.PULUMI_HOME, PATH: userPath };
+    const installed = await exec("npx", ["--no", "pulumi-proxy", "provider", "install"], { cwd: app, env });
+    expect(installed.stdout).toContain(path.join(harness.envVars.PULUMI_HOME ?? "", "plugins", "resource-proxy-v"));
+
+    const result = await harness.stack.up();
+    const userId = String(result.outputs.userId?.value);
+    const api = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
+    expect((await api.proxyUsers.get(userId)).name).toBe("scraper");
+    expect((await harness.stack.preview()).changeSummary).toEqual({ same: 2 });
+    await harness.stack.destroy();
+    const left = [];
+    for await (const user of api.proxyUsers.list()) left.push(user.id);
+    expect(left).toEqual([]);
+  });
+});
