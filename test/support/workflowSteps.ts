@@ -11,6 +11,7 @@ export interface WorkflowStep {
   id?: string;
   if?: string;
   uses?: string;
+  with?: Record<string, string>;
   run?: string;
   env?: Record<string, string>;
   "working-directory"?: string;
