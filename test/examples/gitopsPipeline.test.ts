@@ -1,13 +1,14 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { npmCacheFor } from "../support/npmCache";
 import { outsideFolder } from "../support/outside";
 import { REPO_ROOT } from "../support/pulumi";
 import { shellBlocks, substitute } from "../support/readmeBlocks";
+import { runShell } from "../support/shell";
 import { packedTarball } from "../support/tarball";
 import { readWorkflow, runWorkflowStep, stepNamed } from "../support/workflowSteps";
 
@@ -36,17 +37,10 @@ function runItSession(): string {
     .join("\n");
 }
 
-function shell(script: string, cwd: string, env: NodeJS.ProcessEnv, input = ""): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-euo", "pipefail", "-c", script], { cwd, env });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.on("close", (code) =>
-      code === 0 ? resolve(output) : reject(new Error(`exit ${code} running\n${script}\n--- output ---\n${output}`)),
-    );
-    child.stdin.end(input);
-  });
+async function shell(script: string, cwd: string, env: NodeJS.ProcessEnv, input = ""): Promise<string> {
+  const { code, output } = await runShell(["-euo", "pipefail"], script, cwd, env, input);
+  if (code !== 0) throw new Error(`exit ${code} running\n${script}\n--- output ---\n${output}`);
+  return output;
 }
 
 /**
@@ -61,8 +55,20 @@ describe("the gitops example in a repository of its own, set up from its README 
   const repo = path.join(outside.dir, "repo");
   const program = path.join(repo, PROGRAM_DIR);
   const state = path.join(outside.dir, "state");
+  const checkout = path.join(outside.dir, "runner", "work");
+  const context = {
+    matrix: { stack: "prod" },
+    secrets: { PULUMI_BACKEND_URL: `file://${state}`, PULUMI_CONFIG_PASSPHRASE: PASSPHRASE },
+  };
   let server: ReferenceServer;
   let registry: string;
+
+  /** plan.yml's job, as the pull request's checkout has it. */
+  const planJob = () => {
+    const job = readWorkflow(path.join(checkout, PROGRAM_DIR, ".github", "workflows", "plan.yml")).jobs.plan;
+    if (!job) throw new Error("plan.yml has no job named plan");
+    return job;
+  };
 
   /** A machine with no npm or Pulumi settings of its own, and Pulumi 3.248.0 on PATH. */
   const machine = (name: string, npmCache: string): NodeJS.ProcessEnv => {
@@ -119,19 +125,11 @@ describe("the gitops example in a repository of its own, set up from its README 
       PULUMI_BACKEND_URL: `file://${state}`,
       PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
     });
-    const checkout = path.join(outside.dir, "runner", "work");
     fs.cpSync(repo, checkout, { recursive: true, filter: (file) => path.basename(file) !== "node_modules" });
     const cache = path.join(outside.dir, "npm-cache-runner");
     npmCacheFor(path.join(checkout, PROGRAM_DIR, "package-lock.json"), cache);
     const runner = machine("runner", cache);
-
-    const workflow = readWorkflow(path.join(checkout, PROGRAM_DIR, ".github", "workflows", "plan.yml"));
-    const job = workflow.jobs.plan;
-    if (!job) throw new Error("plan.yml has no job named plan");
-    const context = {
-      matrix: { stack: "prod" },
-      secrets: { PULUMI_BACKEND_URL: `file://${state}`, PULUMI_CONFIG_PASSPHRASE: PASSPHRASE },
-    };
+    const job = planJob();
 
     const install = await runWorkflowStep(job, stepNamed(job, /^Install/), checkout, context, runner);
     expect(install.code, install.output).toBe(0);
@@ -145,5 +143,32 @@ describe("the gitops example in a repository of its own, set up from its README 
     expect(plan.summary).toContain("## pulumi-proxy plan: prod");
     expect(plan.summary).toContain("`team-crawler` monthly ceiling **raised**: 400 GB → 800 GB");
     expect(plan.summary).not.toContain(server.rootKey);
+  });
+
+  it("the README's read-only plan: a key that only reads, no proxy:apiKey in the config, no --refresh", async () => {
+    const runner = machine("runner", path.join(outside.dir, "npm-cache-runner"));
+    const readOnly = await new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey }).keys.create({
+      name: "plan",
+      scopes: ["proxy-users:read"],
+    });
+    await shell("pulumi config rm --stack prod proxy:apiKey", path.join(checkout, PROGRAM_DIR), {
+      ...runner,
+      PULUMI_BACKEND_URL: `file://${state}`,
+      PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+    });
+    const job = planJob();
+    const step = stepNamed(job, /^Plan$/);
+    const readOnlyStep = {
+      ...step,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, as the README writes it
+      env: { ...step.env, PROXY_API_KEY: "${{ secrets.PROXY_PLAN_API_KEY }}" },
+      run: step.run?.replace(" --refresh", ""),
+    };
+    expect(readOnlyStep.run).not.toBe(step.run);
+    const secrets = { ...context.secrets, PROXY_PLAN_API_KEY: readOnly.secret };
+    const plan = await runWorkflowStep(job, readOnlyStep, checkout, { ...context, secrets }, runner);
+    expect(plan.code, plan.output).toBe(0);
+    expect(plan.outputs).toBe("exit-code=2\n");
+    expect(plan.summary).toContain("`team-crawler` monthly ceiling **raised**: 400 GB → 800 GB");
   });
 });

@@ -1,7 +1,7 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { runShell } from "./shell";
 
 // js-yaml comes with the pinned @pulumi/pulumi, so reading a workflow needs no dependency of its own.
 const { load } = createRequire(__filename)("js-yaml") as { load(text: string): unknown };
@@ -75,7 +75,7 @@ export interface StepRun {
  * under the checkout, with the job's env and then the step's own, expressions filled in from
  * `context`. `base` stands for the runner's own environment (PATH, HOME, npm's settings).
  */
-export function runWorkflowStep(
+export async function runWorkflowStep(
   job: WorkflowJob,
   step: WorkflowStep,
   checkout: string,
@@ -98,18 +98,13 @@ export function runWorkflowStep(
     GITHUB_RUN_ID: "1",
     CI: "true",
   };
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-e", "-c", step.run as string], { cwd, env });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      const read = (file: string) => fs.readFileSync(file, "utf8");
-      resolve({ code, output, summary: read(summaryFile), outputs: read(outputFile), stepEnv });
-      fs.rmSync(files, { recursive: true, force: true });
-    });
-  });
+  try {
+    const { code, output } = await runShell(["-e"], step.run, cwd, env);
+    const read = (file: string) => fs.readFileSync(file, "utf8");
+    return { code, output, summary: read(summaryFile), outputs: read(outputFile), stepEnv };
+  } finally {
+    fs.rmSync(files, { recursive: true, force: true });
+  }
 }
 
 /** The job's step whose name matches. */
