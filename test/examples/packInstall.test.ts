@@ -3,8 +3,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
-import { copyExample, gitRepositoryOfWorkingTree, npm, outsideFolder, packFromCleanCopy } from "../support/outside";
+import { copyExample, gitRepositoryOfWorkingTree, npm, outsideFolder } from "../support/outside";
 import { createTestStack, type TestStack } from "../support/pulumi";
+import { packedTarball } from "../support/tarball";
 
 type Output = { value: unknown; secret: boolean };
 const value = <T>(outputs: Record<string, Output>, key: string) => outputs[key]?.value as T;
@@ -20,7 +21,7 @@ describe("installed from a tarball, outside the repository", () => {
   let harness: TestStack;
 
   beforeAll(async () => {
-    const tarball = await packFromCleanCopy(outside.dir);
+    const tarball = await packedTarball();
     copyExample("quickstart", app);
     await npm(["install", tarball], app);
     server = await startReferenceServer({ rateLimitPerMinute: 100_000 });

