@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ProxyError } from "../sdk";
-import { checkInputs } from "./check";
+import { type CheckFailure, checkInputs } from "./check";
 import type { ProviderContext } from "./context";
 import { API_PROBLEM_INPUT, apiProblemOnUp, refuseBadSettings, refusePlaintextApiKey } from "./credentials";
 import { type ArgsOf, type Descriptor, diffOf, type OutputsOf, upgradeState } from "./descriptor";
@@ -73,6 +73,7 @@ export function handlerFor(descriptor: Descriptor, context: () => ProviderContex
       const problem = news[API_PROBLEM_INPUT];
       if (typeof problem === "string") return { failures: [{ property: "", reason: problem }] };
       const checked = checkInputs(descriptor.inputs, news, (inputs) => rules.refine?.(inputs, upgrade(olds)) ?? []);
+      if (checked.failures) return { failures: checked.failures.map((failure) => shownBy(failure, news)) };
       const identity = identityOf(news);
       return checked.inputs && identity ? { inputs: { ...checked.inputs, [IDENTITY_INPUT]: identity } } : checked;
     },
@@ -97,6 +98,16 @@ export function handlerFor(descriptor: Descriptor, context: () => ProviderContex
     delete: (id: string, olds: Props) => rules.delete(context(), id, upgrade(olds)),
   };
   return explainFailures(descriptor, handler);
+}
+
+/**
+ * The engine prints a failure as "property P value {inputs[P]} has a problem: R", and reads the value
+ * at the top level only, so a nested path (`limits.dailyGb`) or a missing input printed `{<nil>}`.
+ * Each reason already names the field, its bound and what it got; those failures are given to the
+ * engine without a property, which it prints as "resource 'x' has a problem: R".
+ */
+function shownBy(failure: CheckFailure, news: Record<string, unknown>): CheckFailure {
+  return news[failure.property] === undefined ? { property: "", reason: failure.reason } : failure;
 }
 
 /**

@@ -6,13 +6,22 @@ import * as d from "../descriptor";
 import { wantsEnabledWrite } from "./enabledHold";
 
 /** The model of a proxy user: its inputs and outputs, one zod field each. */
+/**
+ * A ceiling in GB. `pulumi config set --path users.x.limits.monthlyGb 2.5` stores a decimal as text
+ * (whole numbers become numbers), so a decimal written as plain text is read as the number it spells.
+ */
+const Ceiling = z.preprocess(
+  (value) => (typeof value === "string" && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value),
+  Gigabytes,
+);
+
 const Limits = z
   .strictObject(
     {
       /** Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling. */
-      dailyGb: Gigabytes.default(null),
+      dailyGb: Ceiling.default(null),
       /** Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling. */
-      monthlyGb: Gigabytes.default(null),
+      monthlyGb: Ceiling.default(null),
     },
     {
       error: (issue) => (issue.code === "unrecognized_keys" ? "is not a limit; use dailyGb and monthlyGb" : undefined),
