@@ -73,7 +73,8 @@ export class Exchange {
  */
 export class TrafficMeter {
   private readonly flows = new Map<string, UserFlow>();
-  private timer: NodeJS.Timeout | undefined;
+  /** Runs while the gateway does: starting and stopping it as users' traffic comes and goes cost more than it. */
+  private readonly timer = setInterval(() => this.flushAll(), FLUSH_INTERVAL_MS).unref();
 
   constructor(
     private readonly store: Store,
@@ -95,7 +96,6 @@ export class TrafficMeter {
       this.flows.set(user.id, flow);
     }
     flow.open.add(exchange);
-    this.timer ??= setInterval(() => this.flushAll(), FLUSH_INTERVAL_MS).unref();
     return flow;
   }
 
@@ -111,16 +111,11 @@ export class TrafficMeter {
     flow.open.delete(exchange);
     this.flush(flow);
     if (flow.open.size === 0) this.flows.delete(flow.user.id);
-    if (this.flows.size === 0 && this.timer) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
   }
 
   stop(): void {
     this.flushAll();
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    clearInterval(this.timer);
   }
 
   private flushAll(): void {
