@@ -26,7 +26,7 @@ function keptSegment(segment: string): boolean {
 /** A known parameter whose value its schema accepts, unless the schema takes any string (a cursor could be anything). */
 function keptQueryValue(name: string, value: string): boolean {
   const schema = querySchemas.get(name);
-  return schema !== undefined && schema.safeParse(value).success && !schema.safeParse(FREE_FORM_PROBE).success;
+  return schema?.safeParse(value).success === true && !schema.safeParse(FREE_FORM_PROBE).success;
 }
 
 /**

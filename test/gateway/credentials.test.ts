@@ -52,8 +52,12 @@ function reachableStrings(root: unknown): string[] {
     if (typeof value === "string") found.push(value);
     if (typeof value !== "object" || value === null || seen.has(value)) return;
     seen.add(value);
-    if (value instanceof Map) for (const [key, entry] of value) visit(key), visit(entry);
-    else if (value instanceof Set) for (const entry of value) visit(entry);
+    if (value instanceof Map) {
+      for (const [key, entry] of value) {
+        visit(key);
+        visit(entry);
+      }
+    } else if (value instanceof Set) for (const entry of value) visit(entry);
     else for (const entry of Object.values(value)) visit(entry);
   };
   visit(root);
