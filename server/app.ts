@@ -8,6 +8,7 @@ import type { FailureKind, FaultInjector } from "./faults";
 import type { HeldReplies } from "./holds";
 import { BODY_LIMIT_BYTES, delay, isJsonContentType, type Reply, readBody, sendReply } from "./http";
 import { IdempotencyLedger, idempotencyKeyIssue, requestFingerprint } from "./idempotency";
+import { redactPath } from "./logRedaction";
 import { RateLimiter } from "./rateLimit";
 import { type RouteMatch, Router } from "./routes";
 import type { Store } from "./store";
@@ -108,7 +109,7 @@ export class ReferenceApp {
     if (this.options.log) {
       const ms = (performance.now() - started).toFixed(1);
       this.options.log(
-        `${exchange.requestId} ${method} ${redactSecrets(exchange.path)} ${outcome} ${ms}ms ${exchange.keyId ?? "-"}`,
+        `${exchange.requestId} ${method} ${redactPath(exchange.path)} ${outcome} ${ms}ms ${exchange.keyId ?? "-"}`,
       );
     }
   }
@@ -195,7 +196,7 @@ export class ReferenceApp {
   private unmatched(exchange: Exchange): ApiError {
     const allowed = this.router.allowedMethods(exchange.path);
     if (allowed.length === 0)
-      return new ApiError("not_found", `There is no route ${exchange.method} ${redactSecrets(exchange.path)}.`);
+      return new ApiError("not_found", `There is no route ${exchange.method} ${redactPath(exchange.path)}.`);
     return new ApiError(
       "method_not_allowed",
       `${exchange.method} is not allowed here; use ${allowed.join(" or ")}.`,
@@ -276,9 +277,4 @@ function plainQuery(searchParams: Record<string, string | string[]>): Record<str
     query[name] = value;
   }
   return query;
-}
-
-/** Paths never carry secrets in a correct client, but a confused one might put one there; logs must not keep it. */
-function redactSecrets(path: string): string {
-  return path.replace(/live_[A-Za-z0-9]+/g, "live_[redacted]");
 }

@@ -1,9 +1,10 @@
 import { timingSafeEqual } from "node:crypto";
-import type { SecretHasher } from "../auth";
 import { type Clock, utcDay, utcMonth } from "../clock";
 import type { RateLimiter } from "../rateLimit";
 import type { Store } from "../store";
+import { sha256Hex } from "../tokens";
 import type { GatewayView, PropagatingDirectory } from "./directory";
+import type { FailedLogins } from "./logins";
 import { Refusal } from "./refusals";
 
 /** A GB, as the limits count it. */
@@ -14,29 +15,42 @@ const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
 const CHALLENGE =
   "Send Proxy-Authorization: Basic base64(username:password) with the proxy user's username and the password returned when it was created.";
 
+/** Compared against when the username is unknown, so that path hashes and compares exactly like a wrong password. */
+const NO_USER_HASH = sha256Hex("no such proxy user");
+
+export interface AdmissionLimits {
+  limiter: RateLimiter;
+  failedLogins: FailedLogins;
+  /** Exchanges and tunnels one proxy user may have open at once. */
+  maxOpenPerUser: number;
+  openCount: (userId: string) => number;
+}
+
 /**
- * Who may send a new request through the gateway, in this order: credentials, enabled, traffic
- * ceilings (all 407), then the per-user rate limit (429). Everything is read at the moment the request
- * arrives; a request already admitted is never re-judged.
+ * Who may send a new request through the gateway, in this order: failed-login budget (429),
+ * credentials, enabled, traffic ceilings (all 407), then the per-user rate limit and open-exchange
+ * cap (429). Everything is read at the moment the request arrives; a disable or a deletion never cuts
+ * what is already admitted, the ceilings do (see the meter).
  */
 export class Admission {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly directory: PropagatingDirectory,
-    readonly limiter: RateLimiter,
-    private readonly hasher: SecretHasher,
+    private readonly limits: AdmissionLimits,
+    /** The password hash, the store's own; injectable so a test can see both refusal paths do the same work. */
+    private readonly hashPassword: (password: string) => string = sha256Hex,
   ) {}
 
-  /** The proxy user the request is metered to; throws a Refusal. */
-  admit(proxyAuthorization: string | undefined): GatewayView {
+  /** The proxy user the request is metered to; throws a Refusal. `address` is the client's. */
+  admit(proxyAuthorization: string | undefined, address: string): GatewayView {
     const now = this.clock.now();
-    const user = this.authenticate(proxyAuthorization, now);
+    const user = this.authenticate(proxyAuthorization, address, now);
     if (!user.enabled) {
       throw new Refusal("proxy_user_disabled", "This proxy user is disabled; re-enable it through the API.");
     }
     this.checkCeilings(user, now);
-    const rate = this.limiter.take(user.id, now);
+    const rate = this.limits.limiter.take(user.id, now);
     if (rate.limited) {
       throw new Refusal(
         "rate_limited",
@@ -44,19 +58,39 @@ export class Admission {
         rate.resetSeconds,
       );
     }
+    if (this.limits.openCount(user.id) >= this.limits.maxOpenPerUser) {
+      throw new Refusal(
+        "rate_limited",
+        `This proxy user has ${this.limits.maxOpenPerUser} requests and tunnels open, its cap; close one and retry.`,
+        1,
+      );
+    }
     return user;
   }
 
-  private authenticate(header: string | undefined, now: number): GatewayView {
+  private authenticate(header: string | undefined, address: string, now: number): GatewayView {
     const encoded = header === undefined ? undefined : BASIC.exec(header)?.[1];
-    if (encoded === undefined)
-      throw new Refusal("invalid_credentials", `Missing or malformed credentials. ${CHALLENGE}`);
-    const decoded = Buffer.from(encoded, "base64").toString("utf8");
+    const decoded = encoded === undefined ? "" : Buffer.from(encoded, "base64").toString("utf8");
     const colon = decoded.indexOf(":");
-    if (colon <= 0) throw new Refusal("invalid_credentials", `Malformed credentials. ${CHALLENGE}`);
-    const user = this.directory.lookup(decoded.slice(0, colon), now);
-    // An unknown user and a wrong password get the same answer, so the gateway does not reveal which names exist.
-    if (!user || !sameHash(this.hasher.hash(decoded.slice(colon + 1)), user.passwordHash)) {
+    const username = colon > 0 ? decoded.slice(0, colon) : "";
+    const blockedFor = this.limits.failedLogins.blockedFor(username, address, now);
+    if (blockedFor !== undefined) {
+      throw new Refusal(
+        "rate_limited",
+        `Too many failed logins for this username or from this address; retry in ${blockedFor} s.`,
+        blockedFor,
+      );
+    }
+    if (colon <= 0) {
+      this.limits.failedLogins.fail(username, address, now);
+      throw new Refusal("invalid_credentials", `Missing or malformed credentials. ${CHALLENGE}`);
+    }
+    const user = this.directory.lookup(username, now);
+    // The same hash and the same comparison whether or not the name exists, so neither the answer nor
+    // its timing tells which names exist.
+    const matches = sameHash(this.hashPassword(decoded.slice(colon + 1)), user?.passwordHash ?? NO_USER_HASH);
+    if (!user || !matches) {
+      this.limits.failedLogins.fail(username, address, now);
       throw new Refusal("invalid_credentials", `Wrong username or password. ${CHALLENGE}`);
     }
     return user;

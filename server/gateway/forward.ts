@@ -35,26 +35,46 @@ function unreachable(): Refusal {
   return new Refusal("target_unreachable", "The gateway could not reach the target.");
 }
 
+/** What the client sent, minus hop-by-hop headers and its Host, which the absolute URL replaces. */
+function forwardedHeaders(raw: string[], hostHeader: string): string[] {
+  const kept = endToEndHeaders(raw);
+  const headers = ["Host", hostHeader];
+  for (let i = 0; i < kept.length; i += 2) {
+    if ((kept[i] as string).toLowerCase() !== "host") headers.push(kept[i] as string, kept[i + 1] as string);
+  }
+  return headers;
+}
+
+/** Calls `reached` once a connection to the target is open (at once for a pooled one). */
+function onceConnected(socket: Socket, reached: () => void): void {
+  if (socket.connecting) socket.once("connect", reached);
+  else reached();
+}
+
 /**
- * Sends an absolute-form request on to its target and streams the answer back. Resolves with the
- * target's status once the answer has started; rejects with `target_unreachable` when no answer came.
+ * Sends an absolute-form request on to its target (HTTP/1.1, Host from the absolute URL, whatever
+ * version and Host the client sent) and streams the answer back. `reached` is called once the
+ * target's connection is open. Resolves with the target's status once the answer has started;
+ * rejects with `target_unreachable` when no answer came.
  */
 export function forwardRequest(
   req: IncomingMessage,
   res: ServerResponse,
-  target: Target,
-  path: string,
+  target: Target & { path: string; hostHeader: string },
   agent: Agent,
+  reached: () => void,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const upstream = request({
       host: target.connectTo,
       port: target.port,
       method: req.method,
-      path,
-      headers: endToEndHeaders(req.rawHeaders),
+      path: target.path,
+      headers: forwardedHeaders(req.rawHeaders, target.hostHeader),
       agent,
+      ...(target.lookup ? { lookup: target.lookup, autoSelectFamily: true } : {}),
     });
+    upstream.once("socket", (socket) => onceConnected(socket, reached));
     upstream.on("response", (answer) => {
       res.writeHead(answer.statusCode ?? 502, endToEndHeaders(answer.rawHeaders));
       answer.pipe(res);
@@ -76,7 +96,11 @@ export function forwardRequest(
 /** A TCP connection to the target, or `target_unreachable`. */
 export function openTunnel(target: Target): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const upstream = connect({ host: target.connectTo, port: target.port });
+    const upstream = connect({
+      host: target.connectTo,
+      port: target.port,
+      ...(target.lookup ? { lookup: target.lookup, autoSelectFamily: true } : {}),
+    });
     upstream.once("connect", () => {
       upstream.off("error", onError);
       resolve(upstream);

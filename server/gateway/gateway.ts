@@ -1,14 +1,15 @@
 import { Agent, createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { SecretHasher } from "../auth";
 import type { Clock } from "../clock";
 import { RateLimiter } from "../rateLimit";
 import type { Store } from "../store";
 import { requestIdFactory } from "../tokens";
 import { Admission } from "./admission";
+import { ConnectionMeter } from "./connection";
 import { PropagatingDirectory } from "./directory";
 import { forwardRequest, openTunnel, splice } from "./forward";
-import { TrafficMeter } from "./meter";
+import { FAILED_LOGIN_DEFAULTS, type FailedLoginLimits, FailedLogins } from "./logins";
+import { Exchange, TrafficMeter } from "./meter";
 import { Refusal } from "./refusals";
 import { parseAbsoluteUrl, parseAuthority, TargetPolicy } from "./targets";
 
@@ -21,9 +22,20 @@ export interface GatewayOptions {
   requestsPerSecond?: number;
   /** Hosts forwarded to besides loopback addresses; default none. */
   allowedHosts?: string[];
+  /** Failed logins per minute, per username and per client address; default 20 and 200. */
+  failedLogins?: Partial<FailedLoginLimits>;
+  /** Requests and tunnels one proxy user may have open at once; default 1000. */
+  maxOpenPerUser?: number;
+  /** A tunnel that carried nothing either way for this long is closed; default 300 000 (5 minutes). */
+  tunnelIdleTimeoutMs?: number;
 }
 
-export const GATEWAY_DEFAULTS = { propagationDelayMs: 2000, requestsPerSecond: 100 } as const;
+export const GATEWAY_DEFAULTS = {
+  propagationDelayMs: 2000,
+  requestsPerSecond: 100,
+  maxOpenPerUser: 1000,
+  tunnelIdleTimeoutMs: 300_000,
+} as const;
 
 export interface Gateway {
   readonly url: string;
@@ -40,19 +52,30 @@ interface GatewayContext {
   onCommit: () => void;
 }
 
+const ONE_USER_PER_CONNECTION =
+  "This connection already carries another proxy user's traffic; open a new connection for each proxy user.";
+
 /**
  * The emulated proxy gateway: an HTTP forward proxy (absolute-form requests and CONNECT tunnels) on
- * its own port, sharing the API's store and clock. Admission happens when a request arrives; what is
- * admitted runs to its end, whatever changes meanwhile. Traffic is metered to the proxy user.
+ * its own port, sharing the API's store and clock. Admission happens when a request arrives; each
+ * exchange's bytes are metered to its proxy user as they flow (see TrafficMeter). A connection serves
+ * one proxy user, and a refusal closes it.
  */
 export async function startGateway(options: GatewayOptions, context: GatewayContext): Promise<Gateway> {
   const { store, clock, log } = context;
   const directory = new PropagatingDirectory(store, options.propagationDelayMs ?? GATEWAY_DEFAULTS.propagationDelayMs);
   const limiter = new RateLimiter(options.requestsPerSecond ?? GATEWAY_DEFAULTS.requestsPerSecond, 1000);
-  const admission = new Admission(store, clock, directory, limiter, new SecretHasher());
+  const meter = new TrafficMeter(store, clock, (user) => directory.lookup(user.name, clock.now()), context.onCommit);
+  const admission = new Admission(store, clock, directory, {
+    limiter,
+    failedLogins: new FailedLogins({ ...FAILED_LOGIN_DEFAULTS, ...options.failedLogins }),
+    maxOpenPerUser: options.maxOpenPerUser ?? GATEWAY_DEFAULTS.maxOpenPerUser,
+    openCount: (userId) => meter.openCount(userId),
+  });
+  const idleMs = options.tunnelIdleTimeoutMs ?? GATEWAY_DEFAULTS.tunnelIdleTimeoutMs;
   const targets = new TargetPolicy(options.allowedHosts);
-  const meter = new TrafficMeter(store, clock, context.onCommit);
   const agent = new Agent({ keepAlive: true });
+  const connections = new WeakMap<Socket, ConnectionMeter>();
   const tunnels = new Set<Socket>();
   const nextRequestId = requestIdFactory();
 
@@ -61,55 +84,83 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
       `${requestId} gateway ${what} ${outcome} ${bytes}B ${(performance.now() - started).toFixed(1)}ms ${userId ?? "-"}`,
     );
 
+  /** Admission, then the one-user rule: the proxy user this exchange is metered to. */
+  function admit(req: IncomingMessage, connection: ConnectionMeter) {
+    const user = admission.admit(header(req.headers["proxy-authorization"]), req.socket.remoteAddress ?? "-");
+    if (connection.userId !== undefined && connection.userId !== user.id)
+      throw new Refusal("bad_request", ONE_USER_PER_CONNECTION);
+    connection.userId = user.id;
+    return user;
+  }
+
+  function refusalOf(error: unknown, connection: ConnectionMeter): Refusal {
+    connection.refused = true;
+    return error instanceof Refusal ? error : new Refusal("target_unreachable", "The gateway failed.");
+  }
+
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = nextRequestId();
     const started = performance.now();
+    const connection = connections.get(req.socket) as ConnectionMeter;
+    const exchange = new Exchange(meter, () => connection.cut());
+    connection.attach(exchange, res);
+    const ended = exchangeEnded(req, res);
     const target = parseAbsoluteUrl(req.url ?? "");
     const what = `${req.method ?? "?"} ${target ? `${target.host}:${target.port}` : "-"}`;
     let meteredTo: string | undefined;
-    let outcome: string;
-    const ended = exchangeEnded(req, res);
-    try {
-      if (!target) throw new Refusal("bad_request", "The gateway serves absolute-form http:// requests and CONNECT.");
-      const user = admission.admit(header(req.headers["proxy-authorization"]));
-      const checked = await targets.check(target.host, target.port);
-      meteredTo = user.id;
-      outcome = String(await forwardRequest(req, res, checked, target.path, agent));
-    } catch (error) {
-      meteredTo = undefined;
-      const refusal = error instanceof Refusal ? error : new Refusal("target_unreachable", "The gateway failed.");
-      refusal.send(res, requestId, hasUnreadBody(req));
-      outcome = `${refusal.status} ${refusal.code}`;
+    let outcome = "dropped after a refusal on its connection";
+    // Requests pipelined behind a refusal are never answered: the connection closes after it.
+    if (!connection.refused) {
+      try {
+        if (!target) throw new Refusal("bad_request", "The gateway serves absolute-form http:// requests and CONNECT.");
+        if (req.headers.upgrade !== undefined)
+          throw new Refusal("bad_request", "The gateway does not upgrade connections; use CONNECT for a tunnel.");
+        const user = admit(req, connection);
+        const checked = { ...targets.check(target.host, target.port), ...target };
+        exchange.open(user);
+        meteredTo = user.id;
+        outcome = String(await forwardRequest(req, res, checked, agent, () => exchange.commit()));
+      } catch (error) {
+        const refusal = refusalOf(error, connection);
+        refusal.send(res, requestId);
+        outcome = `${refusal.status} ${refusal.code}`;
+      }
     }
     await ended;
-    const bytes = meter.take(req.socket);
-    if (meteredTo !== undefined) meter.record(meteredTo, bytes);
-    note(requestId, what, outcome, started, meteredTo, meteredTo ? bytes : 0);
+    exchange.end();
+    connection.detach(exchange);
+    note(requestId, what, outcome, started, meteredTo, exchange.billed);
   }
 
   async function onConnect(req: IncomingMessage, client: Socket, head: Buffer): Promise<void> {
     const requestId = nextRequestId();
     const started = performance.now();
+    const connection = connections.get(client) as ConnectionMeter;
+    const exchange = new Exchange(meter, () => connection.cut());
+    connection.attach(exchange);
     const authority = parseAuthority(req.url ?? "");
     const what = `CONNECT ${authority ? `${authority.host}:${authority.port}` : "-"}`;
     tunnels.add(client);
     client.on("error", () => client.destroy());
     const closed = new Promise<void>((resolve) => client.once("close", () => resolve()));
     try {
+      if (connection.refused) throw new Refusal("bad_request", "A refusal closed this connection.");
       if (!authority) throw new Refusal("bad_request", "CONNECT needs a host:port target.");
-      const user = admission.admit(header(req.headers["proxy-authorization"]));
-      const upstream = await openTunnel(await targets.check(authority.host, authority.port));
+      const user = admit(req, connection);
+      const checked = targets.check(authority.host, authority.port);
+      exchange.open(user);
+      const upstream = await openTunnel(checked);
+      exchange.commit();
       client.write(`HTTP/1.1 200 Connection Established\r\nx-request-id: ${requestId}\r\n\r\n`);
+      client.setTimeout(idleMs, () => client.destroy());
       await splice(client, upstream, head);
-      // Counted when the tunnel closes: the CONNECT exchange and everything it carried, both ways.
-      const bytes = meter.take(client);
-      meter.record(user.id, bytes);
-      note(requestId, what, "200 tunnel closed", started, user.id, bytes);
+      exchange.end();
+      note(requestId, what, "200 tunnel closed", started, user.id, exchange.billed);
     } catch (error) {
-      const refusal = error instanceof Refusal ? error : new Refusal("target_unreachable", "The gateway failed.");
+      const refusal = refusalOf(error, connection);
       if (!client.destroyed) refusal.sendRaw(client, requestId);
       await closed;
-      meter.take(client);
+      exchange.end();
       note(requestId, what, `${refusal.status} ${refusal.code}`, started);
     } finally {
       tunnels.delete(client);
@@ -122,6 +173,10 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
       res.destroy();
     });
   });
+  // Node answers an unknown Expect with 417 itself, without a request event; that would shift the
+  // meter's count of requests on the connection, so every request goes through onRequest.
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => server.emit("request", req, res));
+  server.on("connection", (socket: Socket) => connections.set(socket, new ConnectionMeter(socket)));
   server.on("connect", (req: IncomingMessage, socket: Socket, head: Buffer) => {
     onConnect(req, socket, head).catch(() => socket.destroy());
   });
@@ -142,18 +197,15 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
     close: () =>
       new Promise<void>((resolve) => {
         directory.detach();
-        server.close(() => resolve());
+        server.close(() => {
+          meter.stop();
+          resolve();
+        });
         server.closeAllConnections();
         for (const tunnel of tunnels) tunnel.destroy();
         agent.destroy();
       }),
   };
-}
-
-/** A refused request's body is never read; its connection then closes, so those bytes never count as the next request's. */
-function hasUnreadBody(req: IncomingMessage): boolean {
-  if (req.complete) return false;
-  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
 }
 
 function header(value: string | string[] | undefined): string | undefined {

@@ -34,11 +34,10 @@ export class Refusal {
     return errorBody(this.code, this.message, requestId);
   }
 
-  /** On an HTTP exchange. `close` when the request body was left unread, so its bytes never spill into the next request. */
-  send(res: ServerResponse, requestId: string, close: boolean): void {
+  /** On an HTTP exchange, then the connection closes: what the client pipelined behind a refused request is not served. */
+  send(res: ServerResponse, requestId: string): void {
     const body = this.body(requestId);
-    const headers = this.headers(requestId, body);
-    if (close) headers.connection = "close";
+    const headers = { ...this.headers(requestId, body), connection: "close" };
     res.writeHead(this.status, headers);
     res.end(body);
   }

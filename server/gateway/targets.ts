@@ -1,4 +1,4 @@
-import { lookup } from "node:dns/promises";
+import type { LookupAddress, LookupOptions } from "node:dns";
 import { isIP } from "node:net";
 import { Refusal } from "./refusals";
 
@@ -6,8 +6,26 @@ export interface Target {
   /** As the client named it, without IPv6 brackets. */
   host: string;
   port: number;
-  /** What the gateway connects to: a checked loopback address, or an allowed host's name. */
+  /** What the gateway connects to: a checked loopback address, `localhost`, or an allowed host's name. */
   connectTo: string;
+  /** For `localhost`: its loopback addresses, without asking any resolver. */
+  lookup?: typeof loopbackLookup;
+}
+
+const LOOPBACK: LookupAddress[] = [
+  { address: "127.0.0.1", family: 4 },
+  { address: "::1", family: 6 },
+];
+
+/** `localhost` is loopback by definition (RFC 6761 §6.3): answered here, never by a resolver. */
+export function loopbackLookup(
+  _host: string,
+  options: LookupOptions,
+  callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+): void {
+  if (options.all) callback(null, LOOPBACK);
+  else if (options.family === 6) callback(null, "::1", 6);
+  else callback(null, "127.0.0.1", 4);
 }
 
 function isLoopbackAddress(address: string): boolean {
@@ -25,8 +43,14 @@ export function parseAuthority(authority: string): { host: string; port: number 
   return { host, port };
 }
 
-/** An absolute-form request target, `http://host[:port]/path`; anything else is not a proxy request. */
-export function parseAbsoluteUrl(url: string): { host: string; port: number; path: string } | undefined {
+/**
+ * An absolute-form request target, `http://host[:port]/path`, with the Host header it implies
+ * (RFC 9112 §3.2.2: the target's authority, whatever Host the client sent); anything else, port 0
+ * included, is not a proxy request.
+ */
+export function parseAbsoluteUrl(
+  url: string,
+): { host: string; port: number; path: string; hostHeader: string } | undefined {
   if (!/^http:\/\//i.test(url)) return undefined;
   let parsed: URL;
   try {
@@ -35,13 +59,16 @@ export function parseAbsoluteUrl(url: string): { host: string; port: number; pat
     return undefined;
   }
   const host = parsed.hostname.replace(/^\[(.*)\]$/, "$1");
-  return { host, port: parsed.port === "" ? 80 : Number(parsed.port), path: `${parsed.pathname}${parsed.search}` };
+  const port = parsed.port === "" ? 80 : Number(parsed.port);
+  if (host === "" || !(port >= 1 && port <= 65535)) return undefined;
+  return { host, port, path: `${parsed.pathname}${parsed.search}`, hostHeader: parsed.host };
 }
 
 /**
- * Loopback only, unless the operator named more hosts: the emulator must never be an open proxy. A
- * name is resolved once and the checked address is what the gateway connects to, so a name cannot
- * pass the check and then resolve elsewhere.
+ * Loopback only, unless the operator named more hosts: the emulator must never be an open proxy.
+ * Nothing is resolved to decide: an IP literal must be loopback, `localhost` is answered without a
+ * resolver, an allowed name is connected to by name, and every other name is refused as it stands,
+ * so a name a client sends never leaves the machine as a DNS query.
  */
 export class TargetPolicy {
   private readonly allowed: Set<string>;
@@ -50,18 +77,15 @@ export class TargetPolicy {
     this.allowed = new Set(allowedHosts.map((host) => host.toLowerCase()));
   }
 
-  async check(host: string, port: number): Promise<Target> {
-    const name = host.toLowerCase();
+  check(host: string, port: number): Target {
+    const name = host.toLowerCase().replace(/\.$/, "");
     if (this.allowed.has(name)) return { host, port, connectTo: host };
     if (isIP(host) !== 0) {
       if (isLoopbackAddress(host)) return { host, port, connectTo: host };
       throw notAllowed();
     }
-    // A name is allowed when it resolves, and only to loopback (`localhost`, typically).
-    const addresses = await lookup(host, { all: true }).catch(() => []);
-    const first = addresses[0];
-    if (first === undefined || !addresses.every((entry) => isLoopbackAddress(entry.address))) throw notAllowed();
-    return { host, port, connectTo: first.address };
+    if (name === "localhost") return { host, port, connectTo: "localhost", lookup: loopbackLookup };
+    throw notAllowed();
   }
 }
 

@@ -48,19 +48,24 @@ describe("gateway admission", () => {
 
   it("answers 407 traffic_limit_reached at the daily ceiling, then at the monthly one, by the server's UTC clock", async () => {
     const clock = new ManualClock(Date.UTC(2025, 2, 10, 12));
-    // 1 MB a day, 2 MB a month: each 1 MB download fills a day.
+    // 1 MB a day, 2 MB a month: a download just under 1 MB, then one that crosses, fills a day.
     fixture = await gatewayFixture({ clock }, { daily_gb: 0.001, monthly_gb: 0.002 });
     const { origin, user, server } = fixture;
     const auth = basic(user.username, user.password);
     const hello = () => viaGateway(server.gatewayUrl, `${origin.url}/hello`, auth);
-    const download = () => viaGateway(server.gatewayUrl, `${origin.url}/bytes/1000000`, auth);
-    expect((await download()).status).toBe(200);
+    const fillDay = async (under: number) => {
+      expect((await viaGateway(server.gatewayUrl, `${origin.url}/bytes/${under}`, auth)).status).toBe(200);
+      // Crossing the ceiling cuts the download: the client sees its connection end.
+      await expect(viaGateway(server.gatewayUrl, `${origin.url}/bytes/100000`, auth)).rejects.toThrow();
+    };
+    await fillDay(990_000);
     const daily = await hello();
     expectRefusal(daily, 407, "traffic_limit_reached");
     expect(JSON.parse(daily.body).error.message).toMatch(/daily ceiling of 0\.001 GB for 2025-03-10/);
 
     clock.set(Date.UTC(2025, 2, 11, 0, 0, 1));
-    expect((await download()).status).toBe(200);
+    // The month has a little less than 1 MB left (the first day went past its ceiling by the cut's margin).
+    await fillDay(900_000);
     clock.set(Date.UTC(2025, 2, 12, 9));
     // A new day, but the month's 2 MB are spent.
     const monthly = await hello();

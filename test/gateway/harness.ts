@@ -190,22 +190,52 @@ export async function rawSession(
   return { written, read, answers };
 }
 
+/** The length of the first answer in `received` (head and content-length body), or undefined while it is incomplete. */
+export function firstAnswerLength(received: Buffer): number | undefined {
+  const end = received.indexOf("\r\n\r\n");
+  if (end < 0) return undefined;
+  const head = received.subarray(0, end).toString("latin1");
+  const length = end + 4 + Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+  return received.length >= length ? length : undefined;
+}
+
 /** An HTTP/1.1 answer with a content-length is complete once its head and that many body bytes are in. */
 export function hasCompleteAnswer(received: Buffer): boolean {
-  const end = received.indexOf("\r\n\r\n");
-  if (end < 0) return false;
-  const head = received.subarray(0, end).toString("latin1");
-  const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
-  return received.length >= end + 4 + length;
+  return firstAnswerLength(received) !== undefined;
+}
+
+/** Writes all `requests` at once on one connection (pipelined) and returns every answer, once the gateway closes it. */
+export async function pipelined(gatewayUrl: string, requests: Buffer[]): Promise<Buffer[]> {
+  const { hostname, port } = new URL(gatewayUrl);
+  const socket = connect({ host: hostname, port: Number(port) }, () => socket.write(Buffer.concat(requests)));
+  const chunks: Buffer[] = [];
+  socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+  await new Promise((resolve) => socket.once("close", resolve));
+  let rest = Buffer.concat(chunks);
+  const answers: Buffer[] = [];
+  for (let length = firstAnswerLength(rest); length !== undefined; length = firstAnswerLength(rest)) {
+    answers.push(rest.subarray(0, length));
+    rest = rest.subarray(length);
+  }
+  return answers;
+}
+
+/** A raw request line and head, in absolute form, with `Proxy-Authorization` when given. */
+export function absoluteRequest(method: string, targetUrl: string, auth: string | undefined, extra = ""): string {
+  const credentials = auth ? `Proxy-Authorization: ${auth}\r\n` : "";
+  return `${method} ${targetUrl} HTTP/1.1\r\nHost: ${new URL(targetUrl).host}\r\n${credentials}${extra}\r\n`;
 }
 
 export function statusOf(answer: Buffer): number {
   return Number(answer.subarray(9, 12).toString("latin1"));
 }
 
-/** Usage of one proxy user today, as the API reports it. */
-export async function usageToday(fixture: GatewayFixture): Promise<{ bytes: number; requests: number }> {
+/** Usage of one proxy user (the fixture's by default) today, as the API reports it. */
+export async function usageToday(
+  fixture: GatewayFixture,
+  proxyUserId = fixture.user.id,
+): Promise<{ bytes: number; requests: number }> {
   const today = new Date(fixture.server.clock.now()).toISOString().slice(0, 10);
-  const report = await fixture.api.usage.get({ from: today, to: today, proxy_user_id: fixture.user.id });
+  const report = await fixture.api.usage.get({ from: today, to: today, proxy_user_id: proxyUserId });
   return report.totals;
 }

@@ -1,0 +1,84 @@
+import type { ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { RequestFraming } from "./framing";
+import type { Exchange } from "./meter";
+
+/** Node's own link from a socket to the answer being written on it (stable since Node 0.x, not documented). */
+type HttpSocket = Socket & { _httpMessage?: ServerResponse | null };
+
+function byteLength(chunk: unknown, encoding: unknown): number {
+  if (typeof chunk === "string")
+    return Buffer.byteLength(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
+  return chunk instanceof Uint8Array ? chunk.byteLength : 0;
+}
+
+/**
+ * One client connection's bytes, attributed to the exchange they belong to. Bytes read are split at
+ * request boundaries by {@link RequestFraming}; bytes written belong to the answer Node is writing at
+ * that moment (Node writes pipelined answers one after another), or, after CONNECT, to the tunnel.
+ * Bytes that arrive before their exchange is known (a pipelined request Node has not emitted yet, a
+ * `100 Continue`) wait for it. The connection serves one proxy user, and after a refusal it serves
+ * no one: its later requests are dropped with it.
+ */
+export class ConnectionMeter {
+  /** The proxy user whose traffic this connection carries, from its first admitted request. */
+  userId: string | undefined;
+  /** A refusal was sent: the connection closes after it, and requests pipelined behind it are not served. */
+  refused = false;
+  private readonly framing = new RequestFraming((index, bytes) => this.read(index, bytes));
+  private readonly byIndex = new Map<number, Exchange>();
+  private readonly earlyReads = new Map<number, number>();
+  private readonly byAnswer = new WeakMap<ServerResponse, Exchange>();
+  private readonly earlyWrites = new Map<ServerResponse, number>();
+  private tunnel: Exchange | undefined;
+  private emitted = 0;
+
+  constructor(private readonly socket: HttpSocket) {
+    socket.on("data", (chunk: Buffer) => this.framing.feed(chunk));
+    const write = socket.write;
+    socket.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
+      this.wrote(byteLength(chunk, encoding));
+      return (write as (...args: unknown[]) => boolean).call(socket, chunk, encoding, callback);
+    }) as Socket["write"];
+  }
+
+  /** The exchange of the next request Node emitted on this connection; `answer` is absent for CONNECT. */
+  attach(exchange: Exchange, answer?: ServerResponse): void {
+    const index = this.emitted++;
+    this.byIndex.set(index, exchange);
+    exchange.count(this.earlyReads.get(index) ?? 0);
+    this.earlyReads.delete(index);
+    if (answer) {
+      this.byAnswer.set(answer, exchange);
+      exchange.count(this.earlyWrites.get(answer) ?? 0);
+      this.earlyWrites.delete(answer);
+    } else this.tunnel = exchange;
+  }
+
+  /** The exchange is over: nothing more is attributed to it. */
+  detach(exchange: Exchange): void {
+    for (const [index, attached] of this.byIndex) if (attached === exchange) this.byIndex.delete(index);
+  }
+
+  cut(): void {
+    this.socket.destroy();
+  }
+
+  private read(index: number, bytes: number): void {
+    const exchange = this.byIndex.get(index);
+    if (exchange) exchange.count(bytes);
+    else if (index >= this.emitted) this.earlyReads.set(index, (this.earlyReads.get(index) ?? 0) + bytes);
+  }
+
+  private wrote(bytes: number): void {
+    if (this.tunnel) {
+      this.tunnel.count(bytes);
+      return;
+    }
+    const answer = this.socket._httpMessage;
+    if (!answer) return;
+    const exchange = this.byAnswer.get(answer);
+    if (exchange) exchange.count(bytes);
+    else this.earlyWrites.set(answer, (this.earlyWrites.get(answer) ?? 0) + bytes);
+  }
+}
