@@ -44,8 +44,12 @@ export interface DriftArgs extends StackTarget {
   json?: string;
 }
 
-/** The JSON written by `--json`: the drift report plus what a CI job branches on. */
+/**
+ * The JSON written by `--json`: the drift report plus what a CI job branches on. `version: 1` is the
+ * shape; fields are only ever added within a version, and a rename or a removal bumps it.
+ */
 export interface DriftJson extends DriftReport {
+  version: 1;
   cwd: string;
   drift: boolean;
   checkedAt: string;
@@ -74,6 +78,7 @@ export async function runDrift(args: DriftArgs): Promise<number> {
   const table = formatDriftTable(report);
   if (args.json !== undefined) {
     const json: DriftJson = {
+      version: 1,
       ...report,
       cwd: args.cwd,
       drift: report.drifted.length > 0,

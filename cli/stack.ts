@@ -69,7 +69,14 @@ export function describeFailure(error: unknown, target: StackTarget): string {
   }
   const result = (error as { commandResult?: { stdout?: string; stderr?: string } }).commandResult;
   if (result) {
-    const lines = `${result.stderr ?? ""}\n${result.stdout ?? ""}`.split("\n").map((line) => line.trimEnd());
+    // The Automation API's own "Command failed with exit code 255: pulumi preview … --event-log tcp://…"
+    // names its plumbing, not the problem: the engine's lines do.
+    const lines = `${result.stderr ?? ""}\n${result.stdout ?? ""}`
+      .split("\n")
+      .map((line) => line.trimEnd())
+      .filter(
+        (line) => !/^(code: -?\d+|stdout:|stderr:|err\?:)|Command failed with exit code|--event-log/.test(line.trim()),
+      );
     const meaningful = lines.filter((line) => /error|failed|denied|cannot|passphrase/i.test(line));
     return (meaningful.length > 0 ? meaningful : lines.filter(Boolean).slice(-15)).join("\n");
   }

@@ -67,7 +67,7 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
     expect(table.stdout).toMatch(/^Drift in stack \S+: 1 resource changed outside Pulumi\./);
     expect(table.stdout).toMatch(/crawler \(proxy:ProxyUser\)\s+limits\.monthlyGb\s+400 → 250\s+update/);
     const fromFile = JSON.parse(fs.readFileSync(jsonFile, "utf8")) as DriftJson;
-    expect(fromFile).toMatchObject({ stack: fixture.stackName, drift: true });
+    expect(fromFile).toMatchObject({ version: 1, stack: fixture.stackName, drift: true });
 
     const json = await runCli([...driftArgs(), "--json"], env);
     expect(json.code).toBe(2);

@@ -23,7 +23,8 @@ describe("installed from a tarball, outside the repository", () => {
   beforeAll(async () => {
     const tarball = await packedTarball();
     copyExample("quickstart", app);
-    await npm(["install", tarball], app);
+    // The README's line: the exact pin, so a later install cannot bring another engine SDK.
+    await npm(["install", "--save-exact", tarball, "@pulumi/pulumi@3.248.0"], app);
     server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
     harness = await createTestStack({
       workDir: app,
@@ -51,6 +52,8 @@ describe("installed from a tarball, outside the repository", () => {
       file.endsWith(".map"),
     );
     expect(maps).toEqual([]);
+    const saved = JSON.parse(fs.readFileSync(path.join(app, "package.json"), "utf8")).dependencies;
+    expect(saved["@pulumi/pulumi"]).toBe("3.248.0");
     const version = JSON.parse(fs.readFileSync(path.join(installed, "package.json"), "utf8")).version;
     expect(await npm(["exec", "--", "pulumi-proxy", "--version"], app)).toBe(`pulumi-proxy ${version}\n`);
   });
