@@ -64,7 +64,9 @@ describe("the native plugin's protocol", () => {
 
   it("refuses bad inputs with the rules' own messages", async () => {
     const checked = await check({ name: "Bad Name", limits: { dailyGb: -1 } });
-    expect(checked.getFailuresList().map((failure) => failure.getProperty())).toEqual(["name", "limits.dailyGb"]);
+    // A nested path goes without a property (the engine would print `{<nil>}` for it); its reason names it.
+    expect(checked.getFailuresList().map((failure) => failure.getProperty())).toEqual(["name", ""]);
+    expect(checked.getFailuresList()[1]?.getReason()).toMatch(/^limits\.dailyGb must be at least 0/);
   });
 
   it("creates once per URN with the environment's credentials, the password a secret on the wire", async () => {
