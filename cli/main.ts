@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { runServerCli } from "../server/cli";
 import { type DriftReport, detectDrift } from "./drift";
 import { planCommand } from "./plan";
+import { recoverCommand } from "./recover";
 import {
   describeFailure,
   ENVIRONMENT_USAGE,
@@ -20,6 +21,7 @@ import { formatDriftTable } from "./table";
 
 const USAGE = `usage: pulumi-proxy drift --stack <name> [--cwd <dir>] [--json[=<file>]] [--pulumi-root <dir>]
        pulumi-proxy plan --stack <name> [--cwd <dir>] [--refresh] [--json | --markdown]  (plan --help for more)
+       pulumi-proxy recover --stack <name> [--up | --destroy] [--json]  after a killed run (recover --help)
        pulumi-proxy server [--port <port>] [...]   the reference server (\`pulumi-proxy server --help\`)
        pulumi-proxy --version
 
@@ -99,6 +101,7 @@ function packageVersion(): string {
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === "plan") return planCommand(rest);
+  if (command === "recover") return recoverCommand(rest);
   if (command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(`${USAGE}\n`);
     return EXIT.noDrift;
