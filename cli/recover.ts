@@ -76,7 +76,7 @@ export async function recoverCommand(argv: string[]): Promise<number> {
   const report: RecoverReport = {
     stack: target.stack,
     recovered: false,
-    finished: "nothing",
+    operation: "nothing",
     pendingBefore: [],
     steps: [],
   };

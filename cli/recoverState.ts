@@ -65,23 +65,30 @@ export function projectName(programDir: string): string {
   return name;
 }
 
-/** The metadata sidecars of the stack's checkpoint and its backup (`<stack>.json.attrs`, `<stack>.json.bak.attrs`, …). */
+/**
+ * The metadata sidecar of the stack's checkpoint (`<stack>.json.attrs`, or `.json.gz.attrs` when the
+ * backend compresses). Only this one stops the state from loading; the backup's (`.json.bak.attrs`),
+ * which a kill can leave empty too, does not, so it is left alone.
+ */
 export function checkpointSidecars(stack: FileBackendStack): Sidecar[] {
-  if (!fs.existsSync(stack.stacksDir)) return [];
-  return fs
-    .readdirSync(stack.stacksDir)
-    .filter((name) => name.startsWith(`${stack.stack}.json`) && name.endsWith(".attrs"))
+  return [`${stack.stack}.json.attrs`, `${stack.stack}.json.gz.attrs`]
     .map((name) => path.join(stack.stacksDir, name))
+    .filter((file) => fs.existsSync(file))
     .map((file) => ({ file, bytes: fs.statSync(file).size }));
 }
 
-function isRunning(pid: number): boolean {
+/** A `pulumi` process with this pid runs here; a pid reused by something else does not count. */
+function pulumiRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("pulumi");
+  } catch {
+    return true; // No /proc (macOS): the pid alone has to do.
   }
 }
 
@@ -100,7 +107,7 @@ export function lockHolders(stack: FileBackendStack): LockHolder[] {
         // A lock file the kill left half-written still locks the stack; it just says nothing about its holder.
       }
       const here = content.hostname === os.hostname();
-      return { file, ...content, running: here && content.pid !== undefined && isRunning(content.pid) };
+      return { file, ...content, running: here && content.pid !== undefined && pulumiRunning(content.pid) };
     });
 }
 
