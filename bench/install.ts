@@ -51,7 +51,7 @@ function providerPackage(name: string, source: string): string {
 export function installForBench(): Installed {
   const packageDir = path.join(MODULES, "pulumi-proxy");
   fs.rmSync(packageDir, { recursive: true, force: true });
-  for (const part of ["provider", "sdk"]) {
+  for (const part of ["contract", "provider", "sdk"]) {
     fs.cpSync(path.join(REPO_ROOT, "dist", part), path.join(packageDir, "dist", part), { recursive: true });
   }
   fs.copyFileSync(path.join(REPO_ROOT, "package.json"), path.join(packageDir, "package.json"));

@@ -22,6 +22,16 @@ export interface CrashAudit {
   pendingOperations: number;
 }
 
+/** The audit of a stack that a kill left nothing wrong with. */
+export const CLEAN_AUDIT: CrashAudit = {
+  orphans: [],
+  deadIds: [],
+  duplicates: [],
+  extraCharges: 0,
+  deadSecrets: [],
+  pendingOperations: 0,
+};
+
 /** What the stack meant to do so far: allocations made and address replacements of live allocations. */
 export interface Intent {
   allocations: number;

@@ -1,11 +1,14 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import type { RecoverReport } from "../../cli/recoverSteps";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { auditCrash, type CrashAudit, type Intent } from "./audit";
-import { type CliResult, CliStack, type Deployment, tail } from "./cliStack";
+import { type CliResult, CliStack, type Deployment } from "./cliStack";
 import { type MixedShape, type Phase, phases } from "./scenario";
 
 /**
  * `npm run bench -- crash`: a mixed stack killed (SIGKILL to the CLI and all its children) at random
- * points of create, update, rotate, replace and destroy, recovered each time as the README says, and
+ * points of create, update, rotate, replace and destroy, recovered each time with `pulumi-proxy recover` alone, and
  * audited against the server: orphans, duplicates, extra charges and dead secrets, whose goal is 0.
  * Then a destroy of a larger stack under 20 % faults, which must converge in one run.
  */
@@ -18,7 +21,7 @@ export interface KillRow {
   phase: string;
   point: string;
   /** Objects the server held that the state did not know, right after the kill. */
-  unheardAtKill: number;
+  unheardAtKill: number | "state unreadable";
   recovery: string;
   audit: CrashAudit;
 }
@@ -64,29 +67,34 @@ async function killAt(server: ReferenceServer, stack: CliStack, phase: Phase, po
   return run.kill();
 }
 
-/** What the README tells a user to run after a killed run. */
+const CLI = path.join(__dirname, "..", "..", "cli", "main.js");
+
+/**
+ * What the README tells a user to run after a killed run: `pulumi-proxy recover`, naming the killed
+ * command as the deploy workflow does. Returns the steps it took, or why it could not recover.
+ */
 async function recover(stack: CliStack, phase: Phase): Promise<string> {
-  const steps: [string, string[]][] = [
-    ["cancel", ["cancel", "--yes", "--stack", stack.stackName]],
-    [phase.name === "destroy" ? "destroy" : "up", phaseArgs(stack, phase)],
-    ["refresh", ["refresh", "--yes", "--skip-preview", "--clear-pending-creates", "--stack", stack.stackName]],
-  ];
-  for (const [label, args] of steps) {
-    const result = await stack.run(args);
-    if (result.code !== 0) return `${label} exited ${result.code}: ${tail(result, 6).replace(/\s+/g, " ")}`;
-  }
-  return "ok";
+  const verb = phase.name === "destroy" ? "destroy" : "up";
+  const args = [CLI, "recover", "--stack", stack.stackName, "--cwd", stack.dir, `--${verb}`, "--json"];
+  const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    execFile(process.execPath, args, { env: { ...process.env, ...stack.env } }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== "number") reject(error);
+      else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
+    });
+  });
+  const report = JSON.parse(result.stdout) as RecoverReport;
+  if (!report.recovered) return `recover exited ${result.code}: ${report.error?.replace(/\s+/g, " ")}`;
+  return `${report.steps.map((step) => step.action).join(", ")}: ok`;
 }
 
-/** The state right after a kill, after removing an empty sidecar the kill may have left (see cliStack.ts). */
-async function readableState(stack: CliStack): Promise<{ state: Deployment; repaired?: string }> {
+/** The state right after a kill, if the backend can load it: a kill while it saves can leave it unreadable (see recover). */
+async function stateAtKill(stack: CliStack): Promise<Deployment | undefined> {
   try {
-    return { state: await stack.exportState() };
+    return await stack.exportState();
   } catch (error) {
     if (!String(error).includes("failed to load checkpoint")) throw error;
-    const removed = stack.removeEmptySidecars();
-    log(`checkpoint unreadable after the kill; removed the empty ${removed.join(", ")}`);
-    return { state: await stack.exportState(), repaired: `empty ${removed.join(", ")} removed` };
+    log("checkpoint unreadable after the kill");
+    return undefined;
   }
 }
 
@@ -112,16 +120,16 @@ export async function benchCrash(
       for (const phase of phases(CRASH_SHAPE)) {
         const point = 1 + Math.floor(draw() * phase.writes);
         const killed = await killAt(server, stack, phase, point);
-        const { state, repaired } = await readableState(stack);
-        const atKill = await auditCrash(server, state, intent);
-        const recovery = (repaired ? `${repaired}; ` : "") + (await recover(stack, phase));
+        const state = await stateAtKill(stack);
+        const atKill = state ? await auditCrash(server, state, intent) : undefined;
+        const recovery = await recover(stack, phase);
         advance(intent, phase, CRASH_SHAPE);
         const audit = await auditCrash(server, await stack.exportState(), intent);
         const row: KillRow = {
           kill: rows.length + 1,
           phase: phase.name,
           point: `${killed.signal === "SIGKILL" ? "" : "finished before "}write ${point}/${phase.writes}`,
-          unheardAtKill: atKill.orphans.length,
+          unheardAtKill: atKill ? atKill.orphans.length : "state unreadable",
           recovery,
           audit,
         };
@@ -155,7 +163,7 @@ export function killTable(rows: KillRow[]): string {
     );
   }
   lines.push(
-    `| total | | | ${rows.reduce((sum, r) => sum + r.unheardAtKill, 0)} | ${rows.filter((r) => r.recovery.endsWith("ok")).length}/${rows.length} ok | ${total.orphans} | ${total.duplicates} | ${total.deadIds} | ${total.extraCharges} | ${total.deadSecrets} | ${total.pending} |`,
+    `| total | | | ${rows.reduce((sum, r) => sum + (typeof r.unheardAtKill === "number" ? r.unheardAtKill : 0), 0)} | ${rows.filter((r) => r.recovery.endsWith("ok")).length}/${rows.length} ok | ${total.orphans} | ${total.duplicates} | ${total.deadIds} | ${total.extraCharges} | ${total.deadSecrets} | ${total.pending} |`,
   );
   return lines.join("\n");
 }

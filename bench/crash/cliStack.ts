@@ -139,27 +139,6 @@ export class CliStack {
     return (JSON.parse(result.stdout) as { deployment: Deployment }).deployment;
   }
 
-  /**
-   * A kill can land while the file backend writes a checkpoint's metadata sidecar
-   * (`<stack>.json.attrs`), which gocloud's fileblob creates and then fills, not atomically. An empty
-   * sidecar makes every later command fail with "failed to load checkpoint: EOF", although the
-   * checkpoint itself is whole (it is renamed into place). Removing the empty sidecar is the fix, as
-   * a user would do it; a missing sidecar is read as no metadata. Returns what it removed.
-   */
-  removeEmptySidecars(): string[] {
-    const backend = (this.env.PULUMI_BACKEND_URL ?? "").replace(/^file:\/\//, "");
-    const stacksDir = path.join(backend, ".pulumi", "stacks");
-    const removed: string[] = [];
-    for (const entry of fs.readdirSync(stacksDir, { recursive: true, withFileTypes: true })) {
-      const file = path.join(entry.parentPath, entry.name);
-      if (entry.isFile() && entry.name.endsWith(".attrs") && fs.statSync(file).size === 0) {
-        fs.rmSync(file);
-        removed.push(entry.name);
-      }
-    }
-    return removed;
-  }
-
   async cleanup(): Promise<void> {
     await this.local.cleanup();
     fs.rmSync(this.dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { auditCrash, type Intent } from "../../bench/crash/audit";
+import { auditCrash, CLEAN_AUDIT, type Intent } from "../../bench/crash/audit";
 import { CliStack, type DeclaredResource, tail } from "../../bench/crash/cliStack";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { REPO_ROOT } from "../support/pulumi";
@@ -99,14 +99,7 @@ describe("a pulumi up killed with SIGKILL mid-flight", () => {
     expect(cleared.code, tail(cleared)).toBe(0);
 
     const audit = await auditCrash(server, await stack.exportState(), intent);
-    expect(audit).toEqual({
-      orphans: [],
-      deadIds: [],
-      duplicates: [],
-      extraCharges: 0,
-      deadSecrets: [],
-      pendingOperations: 0,
-    });
+    expect(audit).toEqual(CLEAN_AUDIT);
     const held = server.control.snapshot();
     expect(held.proxyUsers).toHaveLength(3);
     expect(held.keys).toHaveLength(4); // root, rotating, rescoped (replaced once), new-key
