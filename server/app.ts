@@ -10,6 +10,7 @@ import { BODY_LIMIT_BYTES, delay, isJsonContentType, type Reply, readBody, sendR
 import { IdempotencyLedger, idempotencyKeyIssue, requestFingerprint } from "./idempotency";
 import { redactPath } from "./logRedaction";
 import { RateLimiter } from "./rateLimit";
+import { RequestLog } from "./requestLog";
 import { type RouteMatch, Router } from "./routes";
 import type { Store } from "./store";
 import { requestIdFactory } from "./tokens";
@@ -54,8 +55,10 @@ export class ReferenceApp {
   private readonly router = new Router();
   private readonly ledger: IdempotencyLedger;
   private readonly nextRequestId = requestIdFactory();
+  private readonly requestLog: RequestLog;
 
   constructor(private readonly options: AppOptions) {
+    this.requestLog = new RequestLog(options.log);
     this.limiter = new RateLimiter(options.rateLimitPerMinute);
     this.ledger = new IdempotencyLedger(options.store);
   }
@@ -65,7 +68,7 @@ export class ReferenceApp {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = this.options.log ? performance.now() : 0;
+    const started = this.requestLog.start();
     const method = req.method ?? "GET";
     const url = req.url ?? "/";
     const queryStart = url.indexOf("?");
@@ -106,12 +109,7 @@ export class ReferenceApp {
       }
     }
     this.stats.byStatus[outcome] = (this.stats.byStatus[outcome] ?? 0) + 1;
-    if (this.options.log) {
-      const ms = (performance.now() - started).toFixed(1);
-      this.options.log(
-        `${exchange.requestId} ${method} ${redactPath(exchange.path)} ${outcome} ${ms}ms ${exchange.keyId ?? "-"}`,
-      );
-    }
+    this.requestLog.request(exchange, outcome, started);
   }
 
   private async process(req: IncomingMessage, exchange: Exchange, match: RouteMatch | null): Promise<Reply> {
@@ -207,9 +205,7 @@ export class ReferenceApp {
 
   private errorReply(exchange: Exchange, error: unknown): Reply {
     if (!(error instanceof ApiError)) {
-      this.options.log?.(
-        `${exchange.requestId} internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      );
+      this.requestLog.internalError(exchange.requestId, error);
       error = new ApiError("internal_error", "The server hit an internal error; retry the request.");
     }
     const apiError = error as ApiError;
