@@ -6,6 +6,11 @@ import type { Semaphore } from "./semaphore";
 import type { Call, TransportEvent, TransportStats } from "./types";
 import { describeCause, header, isConnectRefused, notify, type ResponseHeaders, rateLimitInfo } from "./wire";
 
+/**
+ * One HTTP exchange: slot → pacer → undici → body read, with the pacer told what the answer said of
+ * the rate limit. It never retries and never judges a status: the retry loop in transport.ts wraps it.
+ */
+
 /** What one attempt came back with: an answer of any status, or no answer at all. */
 export type AttemptOutcome =
   | { kind: "answer"; status: number; headers: ResponseHeaders; text: string }
@@ -38,11 +43,7 @@ export interface AttemptOptions extends AttemptLink {
   onSend: (() => void) | undefined;
 }
 
-/**
- * One HTTP exchange: slot → pacer → undici → body read, with the pacer told what the answer said of
- * the rate limit. It never retries and never judges a status: the transport's retry loop wraps it.
- * It throws only the scope's reason or a ProxyError; a failed connection or timeout is an outcome.
- */
+/** Sends one attempt; throws only the scope's reason or a ProxyError, and a failed connection is an outcome. */
 export async function sendAttempt(options: AttemptOptions): Promise<AttemptOutcome> {
   const { call, scope, pacer, attempt, timeoutMs, idempotencyKey } = options;
   const { method, path } = call;
