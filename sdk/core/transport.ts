@@ -1,6 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { type Dispatcher, request } from "undici";
-import { type ApiError, ConnectionError, errorFromResponse, ProxyError, redact, TimeoutError } from "./errors";
+import { type AttemptLink, sendAttempt } from "./attempt";
+import {
+  type ApiError,
+  type ConnectionError,
+  errorFromResponse,
+  ProxyError,
+  redact,
+  type TimeoutError,
+} from "./errors";
 import { Pacer, type RateGate } from "./pacer";
 import {
   backoffMs,
@@ -13,27 +20,13 @@ import {
 import { CallScope } from "./scope";
 import { Semaphore } from "./semaphore";
 import type { Call, ClientOptions, RateLimitWindow, RequestOptions, TransportEvent, TransportStats } from "./types";
-import {
-  describeCause,
-  header,
-  isConnectRefused,
-  notify,
-  parseAnswer,
-  type ResponseHeaders,
-  rateLimitInfo,
-  resolveOptions,
-  type Settings,
-  urlFor,
-} from "./wire";
+import { header, notify, parseAnswer, resolveOptions, type Settings, urlFor } from "./wire";
 
 export type * from "./types";
 
-type Attempt =
-  | { kind: "answer"; status: number; headers: ResponseHeaders; text: string }
-  | { kind: "network"; error: ConnectionError | TimeoutError; neverSent: boolean };
-
 /**
- * The one request pipeline: concurrency slot → pacer → undici → validate, with retries around it.
+ * The one request pipeline: each attempt (slot → pacer → undici, in attempt.ts) is wrapped by the
+ * retry loop here, which judges the answer: validate it, or wait (backoff, retry-after) and go again.
  * Every API area goes through `call`.
  */
 export class Transport {
@@ -43,9 +36,8 @@ export class Transport {
   readonly #options: Settings;
   readonly #logger: ((event: TransportEvent) => void) | undefined;
   readonly #onWriteDone: (() => void) | undefined;
-  readonly #dispatcher: Dispatcher | undefined;
-  readonly #semaphore: Semaphore;
   readonly #pacer: RateGate;
+  readonly #link: AttemptLink;
 
   /** `pacer` replaces the built-in schedule; only the bench uses it, to compare schedules. */
   constructor(options: ClientOptions, pacer?: RateGate) {
@@ -61,8 +53,6 @@ export class Transport {
     this.#options = resolveOptions(options);
     this.#logger = options.logger;
     this.#onWriteDone = options.onWriteDone;
-    this.#dispatcher = options.dispatcher;
-    this.#semaphore = new Semaphore(options.maxConcurrency ?? 8);
     const reserve = options.rateLimitReserve ?? 0;
     if (!Number.isInteger(reserve) || reserve < 0) {
       throw new ProxyError(
@@ -70,6 +60,15 @@ export class Transport {
       );
     }
     this.#pacer = pacer ?? new Pacer({ reserve });
+    this.#link = {
+      apiKey: this.#apiKey,
+      userAgent: this.#options.userAgent,
+      semaphore: new Semaphore(options.maxConcurrency ?? 8),
+      pacer: this.#options.pacing ? this.#pacer : undefined,
+      dispatcher: options.dispatcher,
+      stats: this.stats,
+      emit: (event) => this.#emit(event),
+    };
   }
 
   /** The pacer's view of the rate-limit window, for diagnostics. */
@@ -94,17 +93,19 @@ export class Transport {
     const startedAt = Date.now();
     const scope = new CallScope(method, path, options);
     try {
+      const request = {
+        ...this.#link,
+        call,
+        url: urlFor(this.baseUrl, call),
+        body,
+        idempotencyKey,
+        timeoutMs: options.timeoutMs ?? this.#options.timeoutMs,
+        scope,
+        onSend: options.onSend,
+      };
       let ambiguous = false;
       for (let attempt = 0; ; attempt++) {
-        const outcome = await this.#attempt(
-          call,
-          body,
-          idempotencyKey,
-          attempt,
-          options.timeoutMs ?? this.#options.timeoutMs,
-          scope,
-          options.onSend,
-        );
+        const outcome = await sendAttempt({ ...request, attempt });
         let error: ApiError | ConnectionError | TimeoutError;
         let delayMs: number;
         let rateLimited = false;
@@ -154,9 +155,10 @@ export class Transport {
         if (!mayRetry({ ...budget, deadline: options.deadline })) throw error;
         this.#emit({ type: "retry", method, path, attempt, reason: error.message, delayMs });
         this.stats.retries += 1;
-        if (rateLimited && this.#options.pacing) {
+        const pacer = this.#link.pacer;
+        if (rateLimited && pacer) {
           // Every request of this key is held, not only this one; the pacer does the waiting.
-          this.#pacer.rateLimited(delayMs);
+          pacer.rateLimited(delayMs);
         } else {
           await scope.sleep(delayMs);
         }
@@ -165,93 +167,6 @@ export class Transport {
       scope.dispose();
       // Failed and abandoned writes count too: the server may have acted on them.
       if (method !== "GET") notify(this.#onWriteDone);
-    }
-  }
-
-  async #attempt(
-    call: Call<unknown>,
-    body: string | undefined,
-    idempotencyKey: string | undefined,
-    attempt: number,
-    timeoutMs: number,
-    scope: CallScope,
-    onSend: (() => void) | undefined,
-  ): Promise<Attempt> {
-    const { method, path } = call;
-    const release = await scope.guard(this.#semaphore.acquire(scope.signal));
-    let paced = false;
-    const attemptAbort = new AbortController();
-    const onCallAbort = () => attemptAbort.abort(scope.signal.reason);
-    scope.signal.addEventListener("abort", onCallAbort, { once: true });
-    let timer: NodeJS.Timeout | undefined;
-    let started = 0;
-    try {
-      if (this.#options.pacing) await scope.guard(this.#pacer.acquire(scope.signal));
-      paced = this.#options.pacing;
-      const headers: Record<string, string> = {
-        authorization: `Bearer ${this.#apiKey}`,
-        accept: "application/json",
-        "user-agent": this.#options.userAgent,
-      };
-      if (body !== undefined) headers["content-type"] = "application/json";
-      if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey;
-      timer = setTimeout(
-        () => attemptAbort.abort(new TimeoutError(`${method} ${path}: no answer within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      this.stats.requests += 1;
-      this.#emit({ type: "request", method, path, attempt, idempotencyKey });
-      notify(onSend);
-      started = Date.now();
-      const res = await request(urlFor(this.baseUrl, call), {
-        method,
-        headers,
-        body,
-        signal: attemptAbort.signal,
-        ...(this.#dispatcher ? { dispatcher: this.#dispatcher } : {}),
-      });
-      const text = await res.body.text();
-      const rateLimit = rateLimitInfo(res.headers);
-      if (paced) {
-        if (rateLimit) this.#pacer.observe({ ...rateLimit, receivedAt: Date.now() });
-        else this.#pacer.unpaced();
-        paced = false;
-      }
-      this.#emit({
-        type: "response",
-        method,
-        path,
-        attempt,
-        status: res.statusCode,
-        durationMs: Date.now() - started,
-        requestId: header(res.headers, "x-request-id"),
-        rateLimit,
-        replayed: header(res.headers, "idempotent-replayed") === "true",
-      });
-      return { kind: "answer", status: res.statusCode, headers: res.headers, text };
-    } catch (cause) {
-      if (scope.signal.aborted) throw scope.signal.reason;
-      if (cause instanceof ProxyError) throw cause;
-      const timedOut = attemptAbort.signal.aborted;
-      const neverSent = !timedOut && isConnectRefused(cause);
-      const error = timedOut
-        ? (attemptAbort.signal.reason as TimeoutError)
-        : new ConnectionError(`${method} ${path}: connection failed (${describeCause(cause)})`, { cause });
-      this.#emit({
-        type: "network_error",
-        method,
-        path,
-        attempt,
-        kind: timedOut ? "timeout" : "connection",
-        durationMs: Date.now() - started,
-        message: error.message,
-      });
-      return { kind: "network", error, neverSent };
-    } finally {
-      if (paced) this.#pacer.lost();
-      clearTimeout(timer);
-      scope.signal.removeEventListener("abort", onCallAbort);
-      release();
     }
   }
 

@@ -3,9 +3,9 @@ import { parseIntHeader, RETRY_WINDOW_MS_DEFAULT } from "./retry";
 import type { Call, ClientOptions, RateLimitInfo } from "./types";
 
 /**
- * What the pipeline in transport.ts needs to know of HTTP itself: the client's settings with their
- * defaults, the URL of a call, the headers it reads, and the check of an answer against its schema.
- * Kept apart so the transport holds only the order of things: slot, pacer, attempt, retry.
+ * What the pipeline (transport.ts, attempt.ts) needs to know of HTTP itself: the client's settings
+ * with their defaults, the URL of a call, the headers it reads, and the check of an answer against
+ * its schema. Kept apart so those hold only the order of things: slot, pacer, request, retry.
  */
 
 const VERSION = "0.1.0";
