@@ -14,6 +14,9 @@ function hasAtMostThreeDecimals(value: number): boolean {
 }
 
 /** A traffic ceiling in gigabytes; `null` means no ceiling. */
+/** A ceiling of 1 GB is 10^9 bytes of traffic, counted by the gateway (contract section 7). */
+export const BYTES_PER_GB = 1e9;
+
 export const Gigabytes = z
   .number()
   .min(0, "must be at least 0")

@@ -4,7 +4,7 @@ import type { CheckFailure } from "./check";
 import type { Collection } from "./coalescer";
 import type { ProviderContext } from "./context";
 import { IDENTITY_INPUT } from "./idempotency";
-import type { AccessEffects, CostItem, Pricing } from "./review";
+import type { AccessEffects, CostItem, LiveAccount } from "./review";
 import { same } from "./shared";
 
 /**
@@ -212,7 +212,7 @@ export interface KindReview<D extends Descriptor> {
   /** What the change means in the reviewer's words, e.g. "secret rotated, old one valid for 24 h". */
   notes(change: ReviewChange<D>): string[];
   /** Every charge the change makes, exactly as the API will charge it. */
-  cost?(change: ReviewChange<D>, pricing: Pricing): Promise<CostItem[]>;
+  cost?(change: ReviewChange<D>, live: LiveAccount): Promise<CostItem[]>;
   /** Who gains or loses access. */
-  access?(change: ReviewChange<D>): Partial<AccessEffects>;
+  access?(change: ReviewChange<D>, live: LiveAccount): Promise<Partial<AccessEffects>>;
 }

@@ -6,10 +6,13 @@ import type { IpAllocation as WireAllocation } from "../sdk";
  * plan's values come from the engine with every secret masked.
  */
 
-/** What pricing a change needs beyond the plan: the allocation as the API holds it now, and the time. */
-export interface Pricing {
-  live(allocationId: string): Promise<WireAllocation | undefined>;
+/** What a review needs of the account as it is now, asked only when a change needs it, and the time. */
+export interface LiveAccount {
   nowMs: number;
+  /** The allocation as the API holds it now; undefined when it is gone. */
+  allocation(allocationId: string): Promise<WireAllocation | undefined>;
+  /** What the proxy user carried today and this month (UTC), as the gateway counts it against ceilings. */
+  traffic(proxyUserId: string): Promise<{ todayBytes: number; monthBytes: number }>;
 }
 
 export interface CostItem {
@@ -85,8 +88,10 @@ export interface CeilingChange {
   /** GB; null is no ceiling. */
   before: number | null;
   after: number | null;
-  /** `lowered` or `added` below what the user already carried this day or month: the gateway refuses it at once. */
+  /** A lowered or added ceiling at or below what the user carried this day or month: the gateway refuses it at once. */
   blocksNow?: boolean;
+  /** GB the user carried this day (daily) or month (monthly), when the ceiling was lowered or added. */
+  usedGb?: number;
 }
 
 /** A create that adopts an existing object makes nothing and charges nothing: every kind says so. */

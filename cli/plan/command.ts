@@ -1,8 +1,5 @@
 import { parseArgs } from "node:util";
 import type { Stack } from "@pulumi/pulumi/automation";
-import type { Pricing } from "../../provider/review";
-import { apiSettings, type ConfigKey, clientFor } from "../../provider/settings";
-import { isNotFound, type ProxyClient } from "../../sdk";
 import {
   describeFailure,
   ENVIRONMENT_USAGE,
@@ -14,6 +11,7 @@ import {
   stackTarget,
   UsageError,
 } from "../stack";
+import { liveAccount } from "./live";
 import type { PlanJson } from "./model";
 import { formatPlanMarkdown, formatPlanText } from "./render";
 import { describeAccess, describeChanges, planCost, reviewSteps } from "./review";
@@ -66,42 +64,12 @@ export function parsePlanArgs(argv: string[]): PlanArgs | "help" {
   return { ...stackTarget(values), refresh: values.refresh === true, format };
 }
 
-/**
- * The API the stack's provider talks to, with every setting the provider honours: its config first,
- * the environment as the provider's fallback. Made only when a price needs the API.
- */
-async function apiClientFor(stack: Stack): Promise<ProxyClient> {
-  const config = await stack.getAllConfig();
-  return clientFor(
-    apiSettings((key: ConfigKey) => config[key]?.value),
-    "pulumi-proxy-plan",
-  );
-}
-
-/** Live allocations for pricing a swap, read once each and only when a step needs one. */
-function livePricing(stack: Stack, nowMs: number): Pricing {
-  let client: Promise<ProxyClient> | undefined;
-  return {
-    nowMs,
-    async live(id) {
-      client ??= apiClientFor(stack);
-      try {
-        return await (await client).ips.get(id);
-      } catch (error) {
-        if (isNotFound(error)) return undefined;
-        throw new Error(`cannot read allocation ${id} to price its replacement: ${(error as Error).message}`, {
-          cause: error,
-        });
-      }
-    },
-  };
-}
-
 /** Previews the stack and builds the whole plan: changes, cost and access. */
 export async function makePlan(stack: Stack, args: PlanArgs): Promise<PlanJson> {
   const steps = await previewSteps(stack, args.refresh);
   const plannedAt = new Date();
   const reviewed = reviewSteps(steps);
+  const live = liveAccount(stack, plannedAt.getTime());
   const summary = { create: 0, update: 0, replace: 0, delete: 0 };
   for (const step of steps) summary[step.op] += 1;
   return {
@@ -113,8 +81,8 @@ export async function makePlan(stack: Stack, args: PlanArgs): Promise<PlanJson> 
     hasChanges: steps.length > 0,
     summary,
     changes: describeChanges(reviewed),
-    cost: await planCost(reviewed, livePricing(stack, plannedAt.getTime())),
-    access: describeAccess(reviewed),
+    cost: await planCost(reviewed, live),
+    access: await describeAccess(reviewed, live),
   };
 }
 

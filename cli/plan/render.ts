@@ -105,7 +105,11 @@ const gbText = (value: number | null) => (value === null ? "no ceiling" : `${val
 
 function ceilingLine(ceiling: CeilingChange, s: Style): string {
   const which = ceiling.limit === "dailyGb" ? "daily" : "monthly";
-  return `${s.bullet}${s.code(ceiling.username)} ${which} ceiling ${s.strong(ceiling.change)}: ${gbText(ceiling.before)} → ${gbText(ceiling.after)}`;
+  const line = `${s.bullet}${s.code(ceiling.username)} ${which} ceiling ${s.strong(ceiling.change)}: ${gbText(ceiling.before)} → ${gbText(ceiling.after)}`;
+  const period = ceiling.limit === "dailyGb" ? "today" : "this month";
+  return ceiling.blocksNow
+    ? `${line}; ${s.highlight(`blocks the user at once: ${ceiling.usedGb} GB used ${period}, new requests get 407`)}`
+    : line;
 }
 
 function accessLines(plan: PlanJson, s: Style): string[] {

@@ -1,7 +1,7 @@
 import { formatDollars } from "../../contract/pricing";
 import { type Descriptor, type ReviewChange, readInputs, upgradeState } from "../../provider/descriptor";
 import { kindOfType } from "../../provider/kinds";
-import type { AccessEffects, Pricing } from "../../provider/review";
+import type { AccessEffects, LiveAccount } from "../../provider/review";
 import type { CostSection, PropertyChange, ResourceChange } from "./model";
 import type { PlannedStep } from "./steps";
 
@@ -79,18 +79,18 @@ export function describeChanges(reviewed: Reviewed[]): ResourceChange[] {
 }
 
 /** Every charge the plan incurs; a replacement the API will refuse charges nothing. */
-export async function planCost(reviewed: Reviewed[], pricing: Pricing): Promise<CostSection> {
+export async function planCost(reviewed: Reviewed[], live: LiveAccount): Promise<CostSection> {
   const items = [];
-  for (const { kind, change } of reviewed) items.push(...((await kind?.review.cost?.(change, pricing)) ?? []));
+  for (const { kind, change } of reviewed) items.push(...((await kind?.review.cost?.(change, live)) ?? []));
   const totalCents = items.filter((item) => !item.willBeRefused).reduce((sum, item) => sum + item.amountCents, 0);
   return { currency: "usd", totalCents, total: formatDollars(totalCents), items };
 }
 
 /** Who gains or loses access: keys and their scopes, gateway logins, and traffic ceilings. */
-export function describeAccess(reviewed: Reviewed[]): AccessEffects {
+export async function describeAccess(reviewed: Reviewed[], live: LiveAccount): Promise<AccessEffects> {
   const access: AccessEffects = { keys: [], users: [], ceilings: [] };
   for (const { kind, change } of reviewed) {
-    const effects = kind?.review.access?.(change) ?? {};
+    const effects = (await kind?.review.access?.(change, live)) ?? {};
     access.keys.push(...(effects.keys ?? []));
     access.users.push(...(effects.users ?? []));
     access.ceilings.push(...(effects.ceilings ?? []));

@@ -83,7 +83,7 @@ export const apiKeyReview: KindReview<Shape> = {
       ...adoptionNotes(change),
     ];
   },
-  access: (change) => {
+  access: async (change) => {
     const key = keyChange(change);
     return { keys: key ? [key] : [] };
   },

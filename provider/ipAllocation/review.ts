@@ -1,6 +1,6 @@
 import { FREE_REPLACEMENTS_PER_MONTH, quoteReplacement, TERM_DAYS, TERM_PRICE_CENTS } from "../../contract/pricing";
 import type { KindReview, ReviewChange } from "../descriptor";
-import { adoptionNotes, type CostItem, type Pricing } from "../review";
+import { adoptionNotes, type CostItem, type LiveAccount } from "../review";
 import { swapRequested, unheldTriggerAdvice } from "./retire";
 import { label, type Shape } from "./schema";
 
@@ -27,7 +27,7 @@ function allocationItem({ urn, name, op, olds, news }: Change): CostItem[] {
   return [{ urn, name, kind: "allocation", product: news.product, amountCents, reason }];
 }
 
-async function replacementItem(change: Change, { live, nowMs }: Pricing): Promise<CostItem[]> {
+async function replacementItem(change: Change, { allocation: live, nowMs }: LiveAccount): Promise<CostItem[]> {
   const allocationId = change.olds?.allocationId ?? change.id ?? "";
   const allocation = await live(allocationId);
   if (!allocation) {

@@ -1,5 +1,6 @@
+import { BYTES_PER_GB } from "../../contract/proxyUsers";
 import type { KindReview, ReviewChange } from "../descriptor";
-import { adoptionNotes, type CeilingChange, type UserAccessChange } from "../review";
+import { adoptionNotes, type CeilingChange, type LiveAccount, type UserAccessChange } from "../review";
 import { wantsEnabledWrite } from "./enabledHold";
 import type { Shape } from "./schema";
 
@@ -47,6 +48,24 @@ function ceilingChanges({ urn, name, op, olds, news }: Change): CeilingChange[] 
   });
 }
 
+/**
+ * A ceiling lowered or added at or below what the user already carried this day or month blocks it
+ * at once: the gateway refuses its next request with 407 (contract section 7). The traffic is read
+ * only for such changes.
+ */
+async function withTraffic(ceilings: CeilingChange[], change: Change, live: LiveAccount): Promise<CeilingChange[]> {
+  const tightened = ceilings.filter((ceiling) => ceiling.change === "lowered" || ceiling.change === "added");
+  const id = change.olds?.proxyUserId;
+  if (tightened.length === 0 || !id) return ceilings;
+  const { todayBytes, monthBytes } = await live.traffic(id);
+  return ceilings.map((ceiling) => {
+    if (!tightened.includes(ceiling) || ceiling.after === null) return ceiling;
+    const used = ceiling.limit === "dailyGb" ? todayBytes : monthBytes;
+    const usedGb = Math.round((used / BYTES_PER_GB) * 1000) / 1000;
+    return { ...ceiling, usedGb, blocksNow: used >= ceiling.after * BYTES_PER_GB };
+  });
+}
+
 /** What a change of a proxy user means for a reviewer: logins that start or stop working, and ceilings. */
 export const proxyUserReview: KindReview<Shape> = {
   notes: (change) => [
@@ -54,8 +73,8 @@ export const proxyUserReview: KindReview<Shape> = {
     ...(change.op === "delete" ? ["the gateway login stops working"] : []),
     ...adoptionNotes(change),
   ],
-  access: (change) => {
+  access: async (change, live) => {
     const user = userChange(change);
-    return { users: user ? [user] : [], ceilings: ceilingChanges(change) };
+    return { users: user ? [user] : [], ceilings: await withTraffic(ceilingChanges(change), change, live) };
   },
 };

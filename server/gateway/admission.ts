@@ -1,4 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
+import { BYTES_PER_GB } from "../../contract/proxyUsers";
 import { type Clock, utcDay, utcMonth } from "../clock";
 import type { RateLimiter } from "../rateLimit";
 import type { Store } from "../store";
@@ -8,7 +9,6 @@ import type { FailedLogins } from "./logins";
 import { Refusal } from "./refusals";
 
 /** A GB, as the limits count it. */
-export const BYTES_PER_GB = 1e9;
 
 const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
 

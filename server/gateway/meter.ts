@@ -1,6 +1,6 @@
+import { BYTES_PER_GB } from "../../contract/proxyUsers";
 import { type Clock, utcDay, utcMonth } from "../clock";
 import type { Store } from "../store";
-import { BYTES_PER_GB } from "./admission";
 import type { GatewayView } from "./directory";
 
 /** Usage is written to the store this often while traffic flows, and when an exchange ends. */

@@ -72,7 +72,7 @@ describe("pulumi-proxy plan predicts exactly what up does and charges", () => {
     let spec: Spec | undefined;
     for (const round of specRounds()) {
       const live = await observe(api, harness.stack);
-      await round.outOfBand?.(api, live);
+      await round.outOfBand?.(api, live, server);
       spec = round.spec(live);
       await harness.stack.setConfig("plan-predicts:spec", { value: JSON.stringify(spec) });
       const predicted = await plan(round.refresh);
@@ -111,6 +111,8 @@ describe("pulumi-proxy plan predicts exactly what up does and charges", () => {
       for (const ceiling of predicted.access.ceilings) {
         expect(after.userLimit(ceiling.name, ceiling.limit), context).toBe(ceiling.after);
       }
+      const blocked = predicted.access.ceilings.filter((c) => c.blocksNow).map((c) => `${c.name}:${c.limit}`);
+      expect(blocked, context).toEqual(round.expectBlocked ?? []);
       for (const note of round.expectNotes ?? []) {
         expect(predicted.changes.flatMap((c) => c.notes).join("\n"), context).toMatch(note);
       }

@@ -1,5 +1,6 @@
 import type { Stack } from "@pulumi/pulumi/automation";
 import type { BillingCharge, ProxyClient } from "../../sdk";
+import type { ReferenceServer } from "../../server";
 
 /**
  * The rounds of the plan-versus-up test: each input of each kind changes at least once (triggers
@@ -17,11 +18,13 @@ export interface Round {
   title: string;
   refresh: boolean;
   spec(live: Observed): Spec;
-  outOfBand?(api: ProxyClient, live: Observed): Promise<void>;
+  outOfBand?(api: ProxyClient, live: Observed, server: ReferenceServer): Promise<void>;
   /** The up fails (a charge above the ceiling): nothing may be charged. */
   upFails?: boolean;
   /** Words some change's notes must hold. */
   expectNotes?: RegExp[];
+  /** Ceilings the plan must say block the user at once (by resource name and limit). */
+  expectBlocked?: string[];
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -81,10 +84,13 @@ export function specRounds(): Round[] {
   return [
     { title: "create every kind", refresh: false, spec: () => base },
     {
-      title: "ceilings, a rotation, a free swap, a trigger naming an address not held",
+      title: "ceilings (one below today's traffic), a rotation, a free swap, a trigger naming an address not held",
       refresh: false,
       spec: () => r1,
+      // 3 GB today: the new 2 GB daily ceiling blocks the user at once, the 50 GB monthly one does not.
+      outOfBand: async (_api, live, server) => server.control.recordTraffic(live.id("u1"), 3e9, 10),
       expectNotes: [/does not hold/],
+      expectBlocked: ["u1:dailyGb"],
     },
     { title: "disable, a new grace, a trigger removed, the address held named", refresh: false, spec: r2 },
     {
