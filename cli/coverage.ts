@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { apiSettings, type ConfigKey, clientFor } from "../provider/settings";
-import { importFileOf } from "./coverageImport";
+import { importFileOf, movingFileOf } from "./coverageImport";
 import { type CoverageReport, coverageOf, POWERFUL_SCOPES, stateNames } from "./coverageReport";
 import {
   ENVIRONMENT_USAGE,
@@ -15,7 +15,7 @@ import {
   UsageError,
 } from "./stack";
 
-const USAGE = `usage: pulumi-proxy coverage --stack <name> [--cwd <dir>] [--import-file <file>] [--json] [--pulumi-root <dir>]
+const USAGE = `usage: pulumi-proxy coverage --stack <name> [--cwd <dir>] [--import-file <file> [--moving]] [--json] [--pulumi-root <dir>]
 
 Lists what the account holds and which of it the stack manages, by kind. Unmanaged API keys with
 ${POWERFUL_SCOPES.join(" or ")} are named first, as a security finding. With --import-file, writes
@@ -29,6 +29,8 @@ PROXY_API_KEY); the key needs proxy-users:read. Nothing is changed, at the API o
 
 ${STACK_USAGE}
   --import-file <file> write the import file for the unmanaged objects to <file>
+  --moving             write instead the import file that moves the stack's dynamic resources to the
+                       native provider: their own names and ids, as native types
   --json               print the report as JSON (a stable shape, "version": 1) instead of text
   --help               this text
 
@@ -40,6 +42,8 @@ export const COVERAGE_EXIT = { covered: 0, error: 1, unmanaged: 2 } as const;
 
 export interface CoverageArgs extends StackTarget {
   importFile?: string;
+  /** The import file moves the dynamic resources instead of listing the unmanaged objects. */
+  moving: boolean;
   json: boolean;
 }
 
@@ -62,16 +66,19 @@ export function parseCoverageArgs(argv: string[]): CoverageArgs | "help" {
           ...STACK_OPTIONS,
           "import-file": { type: "string" },
           json: { type: "boolean" },
+          moving: { type: "boolean" },
           help: { type: "boolean", short: "h" },
         },
       }).values,
   );
   if (values.help) return "help";
+  if (values.moving && !values["import-file"]) throw new UsageError("--moving needs --import-file <file> to write");
   if (values["import-file"] === "")
     throw new UsageError("--import-file needs a file name, e.g. --import-file import.json");
   return {
     ...stackTarget(values),
     json: values.json === true,
+    moving: values.moving === true,
     ...(values["import-file"] !== undefined ? { importFile: values["import-file"] } : {}),
   };
 }
@@ -79,7 +86,7 @@ export function parseCoverageArgs(argv: string[]): CoverageArgs | "help" {
 const unmanagedCount = (report: CoverageReport) => report.kinds.reduce((sum, kind) => sum + kind.unmanaged.length, 0);
 
 /** The report in text: findings first, then a line per kind, then what to do. Never a secret. */
-export function formatCoverageText(report: CoverageReport, importFile: string | undefined): string {
+export function formatCoverageText(report: CoverageReport, importFile: string | undefined, moving = false): string {
   const lines: string[] = [];
   if (report.findings.length > 0) {
     lines.push(
@@ -101,7 +108,12 @@ export function formatCoverageText(report: CoverageReport, importFile: string | 
     );
   }
   const open = unmanagedCount(report);
-  if (open > 0 && importFile) {
+  if (importFile && moving) {
+    lines.push(
+      "",
+      `Wrote ${importFile}: the stack's dynamic resources as native ones (README, "Moving to the native provider").`,
+    );
+  } else if (open > 0 && importFile) {
     lines.push("", `Wrote ${importFile}: ${open} object(s). Import them into a stack that uses the native provider:`);
     lines.push(`  pulumi import --file ${importFile} --protect=false`);
   } else if (open > 0) {
@@ -117,7 +129,7 @@ export async function runCoverage(args: CoverageArgs): Promise<number> {
   const client = clientFor(settings, "pulumi-proxy-coverage");
   const report = await coverageOf(args.stack, client, deployment, settings.apiKey.slice(-4));
   if (args.importFile) {
-    const file = importFileOf(report, stateNames(deployment));
+    const file = args.moving ? movingFileOf(deployment) : importFileOf(report, stateNames(deployment));
     fs.writeFileSync(args.importFile, `${JSON.stringify(file, null, 2)}\n`);
   }
   const covered = unmanagedCount(report) === 0;
@@ -132,7 +144,7 @@ export async function runCoverage(args: CoverageArgs): Promise<number> {
     };
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {
-    process.stdout.write(`${formatCoverageText(report, args.importFile)}\n`);
+    process.stdout.write(`${formatCoverageText(report, args.importFile, args.moving)}\n`);
   }
   return covered ? COVERAGE_EXIT.covered : COVERAGE_EXIT.unmanaged;
 }

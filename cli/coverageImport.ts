@@ -1,4 +1,10 @@
+import type { Deployment } from "@pulumi/pulumi/automation";
+import { kindOfType } from "../provider/kinds";
+import { KINDS } from "../provider/native/kinds";
 import type { CoverageReport, ImportEntry } from "./coverageReport";
+
+/** How the engine spells a dynamic resource's type: `pulumi-nodejs:dynamic/proxy:ProxyUser`. */
+const DYNAMIC_PREFIX = "pulumi-nodejs:dynamic/";
 
 /** What `pulumi import --file` reads: https://www.pulumi.com/docs/iac/adopting-pulumi/import/#bulk-import-operations */
 export interface ImportFile {
@@ -34,4 +40,20 @@ export function importFileOf(report: CoverageReport, taken: Iterable<string>): I
     }),
   );
   return { resources };
+}
+
+/**
+ * The import file that moves the stack's dynamic resources to the native provider: each under its
+ * own name and id, as the native type. The dynamic resources stay until `pulumi state delete`.
+ */
+export function movingFileOf(deployment: Deployment): ImportFile {
+  const resources = (deployment.deployment?.resources ?? []) as { type: string; urn: string; id?: string }[];
+  return {
+    resources: resources.flatMap((resource) => {
+      const kind = resource.type.startsWith(DYNAMIC_PREFIX) ? kindOfType(resource.type) : undefined;
+      const native = KINDS.find((candidate) => candidate.declaration === kind);
+      if (!native || !resource.id) return [];
+      return [{ type: native.token, name: resource.urn.split("::").pop() ?? "", id: resource.id }];
+    }),
+  };
 }

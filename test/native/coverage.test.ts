@@ -1,39 +1,17 @@
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
-import * as pulumi from "@pulumi/pulumi";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CoverageJson } from "../../cli/coverage";
 import type { ImportFile } from "../../cli/coverageImport";
 import { LIST_LIMIT_MAX } from "../../contract/common";
-import { KINDS } from "../../provider/native/kinds";
 import { type ProviderFixture, providerFixture } from "../support/fixture";
-import { REPO_ROOT } from "../support/pulumi";
+import { stackCommands } from "./commands";
+import { runGenerated } from "./generated";
 
-const exec = promisify(execFile);
+type Commands = ReturnType<typeof stackCommands>;
 
 /** The program `pulumi import` generated: what the stack's program runs once it is there. */
 let generatedProgram = "";
-
-/**
- * Runs the generated TypeScript as the program. Its only TypeScript is the import lines: `@pulumi/proxy`
- * (a generated SDK comes later) is stood in for by one class per native token.
- */
-function runGenerated(): void {
-  const proxy = Object.fromEntries(
-    KINDS.map((kind) => [
-      kind.name,
-      class extends pulumi.CustomResource {
-        constructor(name: string, args: pulumi.Inputs, opts?: pulumi.CustomResourceOptions) {
-          super(kind.token, name, args, opts);
-        }
-      },
-    ]),
-  );
-  const body = generatedProgram.replace(/^import .*$/gm, "");
-  new Function("pulumi", "proxy", body)(pulumi, proxy);
-}
 
 const COUNTS = { users: 200, keys: 90, allocations: 10 };
 
@@ -50,36 +28,15 @@ async function inBatches<T>(count: number, width: number, make: (index: number) 
 describe("pulumi-proxy coverage, then pulumi import --file, on an account of 300 objects", () => {
   let fixture: ProviderFixture;
   let powerfulKeyId = "";
-
-  const engineEnv = () => ({ ...process.env, ...fixture.stack.workspace.envVars });
-  const pulumiCli = (args: string[]) =>
-    exec(path.join(inject("pulumiBinDir"), "pulumi"), [...args, "--stack", fixture.stackName, "--non-interactive"], {
-      cwd: fixture.stack.workspace.workDir,
-      env: engineEnv(),
-      maxBuffer: 64 * 1024 * 1024,
-    });
-  /** The installed command as a user runs it; its exit code is part of the answer. */
-  const coverage = async (extra: string[]) => {
-    const args = ["coverage", "--stack", fixture.stackName, "--cwd", fixture.stack.workspace.workDir, ...extra];
-    try {
-      const { stdout } = await exec(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), ...args], {
-        env: engineEnv(),
-      });
-      return { code: 0, stdout };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      if (failed.code !== 2) throw new Error(`coverage exited ${failed.code}: ${failed.stderr}`);
-      return { code: 2, stdout: failed.stdout };
-    }
-  };
+  let pulumiCli: Commands["pulumi"];
+  let coverage: Commands["coverage"];
 
   beforeAll(async () => {
     fixture = await providerFixture(async () => {
-      if (generatedProgram) runGenerated();
+      if (generatedProgram) runGenerated(generatedProgram);
     });
-    const env = { ...process.env, PULUMI_HOME: fixture.envVars.PULUMI_HOME };
-    await exec(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "provider", "install"], { env });
-    fixture.stack.workspace.envVars.PULUMI_IGNORE_AMBIENT_PLUGINS = "true";
+    ({ pulumi: pulumiCli, coverage } = stackCommands(fixture));
+    await stackCommands(fixture).installPlugin();
 
     // Names that need cleaning and clash once cleaned: "Team A" and "team-a" both read as team-a.
     await inBatches(COUNTS.users, 25, (i) => fixture.api.proxyUsers.create({ name: i === 1 ? "team-a" : `user-${i}` }));
