@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportFile } from "../../cli/coverageImport";
 import { ApiKey, IpAllocation, ProxyUser } from "../../provider";
