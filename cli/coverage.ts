@@ -25,7 +25,7 @@ native provider"). The key the stack's provider uses is never in the file: a des
 
 The ids come from the stack's state (dynamic and native resources alike); the account from one walk
 of each list (200 per request), with the stack's proxy:apiUrl and proxy:apiKey (or PROXY_API_URL and
-PROXY_API_KEY); the key needs proxy-users:read. Nothing is changed, at the API or in the state.
+PROXY_API_KEY); the key needs proxy-users:read and keys:write (the key list asks for it). Nothing is changed, at the API or in the state.
 
 ${STACK_USAGE}
   --import-file <file> write the import file for the unmanaged objects to <file>
