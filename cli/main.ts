@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { runServerCli } from "../server/cli";
+import { coverageCommand } from "./coverage";
 import { type DriftReport, detectDrift } from "./drift";
 import { planCommand } from "./plan/command";
 import { providerCommand } from "./providerInstall";
@@ -22,6 +23,7 @@ import { formatDriftTable } from "./table";
 
 const USAGE = `usage: pulumi-proxy drift --stack <name> [--cwd <dir>] [--json[=<file>]] [--pulumi-root <dir>]
        pulumi-proxy plan --stack <name> [--cwd <dir>] [--refresh] [--json | --markdown]  (plan --help for more)
+       pulumi-proxy coverage --stack <name> [--import-file <file>] [--json]  what the account holds that the stack does not manage
        pulumi-proxy provider install   put the native \`proxy\` provider plugin where Pulumi finds it
        pulumi-proxy recover --stack <name> [--up | --destroy] [--json]  after a killed run (recover --help)
        pulumi-proxy server [--port <port>] [...]   the reference server (\`pulumi-proxy server --help\`)
@@ -110,6 +112,7 @@ export async function main(argv: string[]): Promise<number> {
   if (command === "plan") return planCommand(rest);
   if (command === "provider") return providerCommand(rest);
   if (command === "recover") return recoverCommand(rest);
+  if (command === "coverage") return coverageCommand(rest);
   if (command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(`${USAGE}\n`);
     return EXIT.noDrift;

@@ -82,3 +82,31 @@ export function describeFailure(error: unknown, target: StackTarget): string {
   }
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * A subcommand's frame: parses, runs, and turns a failure into its message (the usage text after a
+ * usage mistake) and exit code 1.
+ */
+export async function runSubcommand<A extends StackTarget>(
+  name: string,
+  usage: string,
+  argv: string[],
+  parse: (argv: string[]) => A | "help",
+  run: (args: A) => Promise<number>,
+): Promise<number> {
+  let args: A | "help" | undefined;
+  try {
+    args = parse(argv);
+    if (args === "help") {
+      process.stdout.write(`${usage}\n`);
+      return 0;
+    }
+    return await run(args);
+  } catch (error) {
+    const message =
+      args && args !== "help" ? describeFailure(error, args) : error instanceof Error ? error.message : String(error);
+    process.stderr.write(`pulumi-proxy ${name}: ${message}\n`);
+    if (error instanceof UsageError) process.stderr.write(`\n${usage}\n`);
+    return 1;
+  }
+}

@@ -110,7 +110,14 @@ export const ipAllocation = d.describeKind({
       const allocation = await ctx.read(reads, id);
       // State from before `requestedCity` recorded the declared city (or the one the API chose) as `city`.
       const requested = olds.requestedCity === undefined ? olds.city : olds.requestedCity;
-      return allocation ? toState(allocation, olds, olds, requested ?? null) : undefined;
+      if (!allocation) return undefined;
+      // An import has no recorded inputs: what the API reports is what the allocation was made with.
+      const made = {
+        ...olds,
+        product: olds.product ?? allocation.product,
+        country: olds.country ?? allocation.country,
+      };
+      return toState(allocation, made, olds, requested ?? null);
     },
 
     async update(ctx, id, olds, news) {
