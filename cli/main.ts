@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { runServerCli } from "../server/cli";
 import { type DriftReport, detectDrift } from "./drift";
 import { planCommand } from "./plan/command";
+import { policyCommand } from "./policyInit";
 import { providerCommand } from "./providerInstall";
 import {
   describeFailure,
@@ -22,6 +23,7 @@ import { formatDriftTable } from "./table";
 const USAGE = `usage: pulumi-proxy drift --stack <name> [--cwd <dir>] [--json[=<file>]] [--pulumi-root <dir>]
        pulumi-proxy plan --stack <name> [--cwd <dir>] [--refresh] [--json | --markdown]  (plan --help for more)
        pulumi-proxy provider install   put the native \`proxy\` provider plugin where Pulumi finds it
+       pulumi-proxy policy init <dir>   write a policy pack folder for \`pulumi preview --policy-pack\`
        pulumi-proxy server [--port <port>] [...]   the reference server (\`pulumi-proxy server --help\`)
        pulumi-proxy --version
 
@@ -107,6 +109,7 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === "plan") return planCommand(rest);
   if (command === "provider") return providerCommand(rest);
+  if (command === "policy") return policyCommand(rest);
   if (command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(`${USAGE}\n`);
     return EXIT.noDrift;
