@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import type { Stack } from "@pulumi/pulumi/automation";
+import { keyDeadlines, type StoredResource } from "../../provider/apiKey/deadlines";
 import type { Pricing } from "../../provider/review";
 import { apiSettings, type ConfigKey, clientFor } from "../../provider/settings";
 import { isNotFound, type ProxyClient } from "../../sdk";
@@ -115,6 +116,10 @@ export async function makePlan(stack: Stack, args: PlanArgs): Promise<PlanJson> 
     changes: describeChanges(reviewed),
     cost: await planCost(reviewed, livePricing(stack, plannedAt.getTime())),
     access: describeAccess(reviewed),
+    keysDueSoon: keyDeadlines(
+      ((await stack.exportStack()).deployment?.resources ?? []) as StoredResource[],
+      plannedAt.getTime(),
+    ),
   };
 }
 
