@@ -14,8 +14,10 @@ export interface KeyDeadline {
   keyName: string;
   event: "rotation" | "expiry";
   at: string;
-  /** Whole days from now until `at`, rounded down; negative once it has passed. */
+  /** Whole days from now until `at`, rounded toward zero: negative once it has passed. */
   inDays: number;
+  /** `at` has passed: a rotation is overdue (the next `up` makes it), an expired key no longer works. */
+  passed: boolean;
 }
 
 /** A resource as the state holds it: dynamic and native keys alike, by their type token. */
@@ -42,8 +44,8 @@ export function keyDeadlines(resources: readonly StoredResource[], nowMs: number
       ["expiry", expiry],
     ] as const) {
       if (!at || Number.isNaN(at.getTime()) || at.getTime() > horizon) continue;
-      const inDays = Math.floor((at.getTime() - nowMs) / DAY_MS);
-      deadlines.push({ ...base, event, at: at.toISOString(), inDays });
+      const inDays = Math.trunc((at.getTime() - nowMs) / DAY_MS);
+      deadlines.push({ ...base, event, at: at.toISOString(), inDays, passed: at.getTime() <= nowMs });
     }
   }
   return deadlines.sort((a, b) => a.at.localeCompare(b.at));
@@ -52,11 +54,9 @@ export function keyDeadlines(resources: readonly StoredResource[], nowMs: number
 /** One line for a reviewer: `reports (key "reports"): rotation due 2030-01-31T00:00:00.000Z, in 3 days`. */
 export function describeDeadline(deadline: KeyDeadline): string {
   const what = deadline.event === "rotation" ? "rotation (rotateAfterDays) due" : "expires";
-  const when =
-    deadline.inDays < 0
-      ? `${-deadline.inDays} day${deadline.inDays === -1 ? "" : "s"} ago${deadline.event === "rotation" ? ": the next up rotates it" : ": the key no longer works"}`
-      : deadline.inDays === 0
-        ? "within a day"
-        : `in ${deadline.inDays} day${deadline.inDays === 1 ? "" : "s"}`;
+  const days = Math.abs(deadline.inDays);
+  const span = days === 0 ? "less than a day" : `${days} day${days === 1 ? "" : "s"}`;
+  const consequence = deadline.event === "rotation" ? "the next up rotates it" : "the key no longer works";
+  const when = deadline.passed ? `${span} ago: ${consequence}` : `in ${span}`;
   return `${deadline.name} (key "${deadline.keyName}"): ${what} ${deadline.at}, ${when}`;
 }
