@@ -1,5 +1,6 @@
 import type { EnforcementLevel, ResourceValidationArgs } from "@pulumi/policy";
 import { IpProduct } from "../contract";
+import { DAY_MS } from "../contract/pricing";
 import { kindOfType, type ResourceKind } from "../provider/kinds";
 import { SENSITIVE_SCOPES } from "../provider/review";
 
@@ -8,8 +9,6 @@ import { SENSITIVE_SCOPES } from "../provider/review";
  * or native (`proxy:index:ApiKey`) alike, from its inputs as `check` normalized them. A message names
  * the resource, what breaks the rule and the fix; it quotes names and numbers, never a secret.
  */
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** One rule: its default level and numbers (the policy config file overrides both), and its check. */
 export interface ProxyRule<C extends Record<string, unknown> = Record<string, unknown>> {

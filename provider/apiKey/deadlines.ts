@@ -1,9 +1,9 @@
+import { DAY_MS } from "../../contract/pricing";
 import { kindOfType } from "../kinds";
 import { rotationDueAt, secretSetAt } from "./schema";
 
 /** How far ahead `pulumi-proxy plan` and `drift` look for a key's rotation or expiry. */
 export const DUE_SOON_DAYS = 7;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** A key whose scheduled rotation (`rotateAfterDays`) or expiry (`expiresAt`) is near or past. */
 export interface KeyDeadline {

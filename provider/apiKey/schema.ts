@@ -9,6 +9,7 @@ import {
   Scopes,
   Timestamp,
 } from "../../contract";
+import { DAY_MS } from "../../contract/pricing";
 import type { ProxyClient, ApiKey as WireApiKey } from "../../sdk";
 import { walkable } from "../coalescer";
 import * as d from "../descriptor";
@@ -107,8 +108,6 @@ export function rotationOf(id: string, olds: State, news: Inputs): Rotation | un
   // The generation is the rotation it follows: a crash replays it, and the next `up` sees a new lastRotatedAt.
   return scheduled && { reason: scheduled.reason, generation: [id, "scheduled", scheduled.since] };
 }
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The timestamps of a key's state (or of a key the API lists) that date its secret. */
 type SecretDates = { lastRotatedAt?: unknown; createdAt?: unknown };
