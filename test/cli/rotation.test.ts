@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DriftJson } from "../../cli/main";
 import type { PlanJson } from "../../cli/plan/model";
+import { rotationOf, type State } from "../../provider/apiKey/schema";
 import { type ApiKey, ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { runCli } from "../support/cli";
@@ -130,4 +131,18 @@ describe("rotateAfterDays: a key past its age rotates once, and plan and drift l
       expect(drift.stderr).toContain('expiring (key "expiring"): expires');
     },
   );
+
+  it("keys a scheduled rotation by the date it follows, so an up retried later replays the same rotation", async () => {
+    const state = { rotateAfterDays: 30, graceHours: 24, createdAt: "2020-01-01T00:00:00.000Z", lastRotatedAt: null };
+    const first = rotationOf("key_1", state as unknown as State, state as never);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const retried = rotationOf("key_1", state as unknown as State, state as never);
+    expect(first?.generation).toEqual(retried?.generation);
+    const after = rotationOf(
+      "key_1",
+      { ...state, lastRotatedAt: new Date().toISOString() } as unknown as State,
+      state as never,
+    );
+    expect(after).toBeUndefined();
+  });
 });
