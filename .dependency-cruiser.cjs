@@ -31,7 +31,7 @@ module.exports = {
       severity: "error",
       comment: "No HTTP or server code in the provider: it talks to the API through the SDK only.",
       from: { path: "^provider/" },
-      to: { path: "^(server|cli|tools|demo|bench)/" },
+      to: { path: "^(server|cli|policy|tools|demo|bench)/" },
     },
     {
       name: "server-is-not-a-client",

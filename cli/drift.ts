@@ -1,4 +1,5 @@
 import type { EngineEvent, Stack, StepEventMetadata } from "@pulumi/pulumi/automation";
+import { type KeyDeadline, keyDeadlines, type StoredResource } from "../provider/apiKey/deadlines";
 import { kindOfType } from "../provider/kinds";
 
 export interface PropertyDrift {
@@ -22,6 +23,8 @@ export interface ResourceDrift {
 export interface DriftReport {
   stack: string;
   drifted: ResourceDrift[];
+  /** Keys whose scheduled rotation or expiry is within 7 days (or past), by the refreshed state. */
+  keysDueSoon: KeyDeadline[];
 }
 
 const IGNORED_TYPES = /^pulumi:(providers:|pulumi:Stack$)/;
@@ -78,9 +81,13 @@ export async function detectDrift(
 ): Promise<DriftReport> {
   const drifted = new Map<string, ResourceDrift>();
   const plannedOps = new Map<string, string>();
+  const refreshed: StoredResource[] = [];
   const onEvent = (event: EngineEvent) => {
     const step = event.resOutputsEvent?.metadata ?? event.resourcePreEvent?.metadata;
     if (!step) return;
+    if (step.op === "refresh" && event.resOutputsEvent && step.new) {
+      refreshed.push({ urn: step.urn, type: step.type, outputs: step.new.outputs });
+    }
     if (step.op === "refresh") {
       const drift = event.resOutputsEvent ? driftOf(step) : undefined;
       if (drift) drifted.set(step.urn, drift);
@@ -93,5 +100,9 @@ export async function detectDrift(
     const plannedOp = plannedOps.get(drift.urn);
     return plannedOp ? { ...drift, plannedOp } : drift;
   });
-  return { stack: stack.name, drifted: report.sort((a, b) => a.urn.localeCompare(b.urn)) };
+  return {
+    stack: stack.name,
+    drifted: report.sort((a, b) => a.urn.localeCompare(b.urn)),
+    keysDueSoon: keyDeadlines(refreshed, Date.now()),
+  };
 }

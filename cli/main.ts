@@ -6,6 +6,7 @@ import { runServerCli } from "../server/cli";
 import { coverageCommand } from "./coverage";
 import { type DriftReport, detectDrift } from "./drift";
 import { planCommand } from "./plan/command";
+import { policyCommand } from "./policyInit";
 import { providerCommand } from "./providerInstall";
 import { recoverCommand } from "./recover";
 import {
@@ -26,6 +27,7 @@ const USAGE = `usage: pulumi-proxy drift --stack <name> [--cwd <dir>] [--json[=<
        pulumi-proxy coverage --stack <name> [--import-file <file>] [--json]  what the account holds that the stack does not manage
        pulumi-proxy provider install   put the native \`proxy\` provider plugin where Pulumi finds it
        pulumi-proxy recover --stack <name> [--up | --destroy] [--json]  after a killed run (recover --help)
+       pulumi-proxy policy init <dir>   write a policy pack folder for \`pulumi preview --policy-pack\`
        pulumi-proxy server [--port <port>] [...]   the reference server (\`pulumi-proxy server --help\`)
        pulumi-proxy --version
 
@@ -113,6 +115,7 @@ export async function main(argv: string[]): Promise<number> {
   if (command === "provider") return providerCommand(rest);
   if (command === "recover") return recoverCommand(rest);
   if (command === "coverage") return coverageCommand(rest);
+  if (command === "policy") return policyCommand(rest);
   if (command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(`${USAGE}\n`);
     return EXIT.noDrift;

@@ -1,3 +1,4 @@
+import { DUE_SOON_DAYS, describeDeadline } from "../provider/apiKey/deadlines";
 import type { DriftReport, ResourceDrift } from "./drift";
 import { formatValue, shortType } from "./format";
 
@@ -17,8 +18,22 @@ function rowsOf(drift: ResourceDrift): string[][] {
   ]);
 }
 
-/** A plain-text table: resource, property, recorded → actual, planned operation. */
+/** Keys to rotate or renew soon: not drift (the exit code ignores them), but the same job should see them. */
+function dueSoonLines(report: DriftReport): string[] {
+  if (report.keysDueSoon.length === 0) return [];
+  return [
+    "",
+    `Keys due within ${DUE_SOON_DAYS} days:`,
+    ...report.keysDueSoon.map((due) => `  - ${describeDeadline(due)}`),
+  ];
+}
+
+/** A plain-text table: resource, property, recorded → actual, planned operation; then the keys due soon. */
 export function formatDriftTable(report: DriftReport): string {
+  return [driftTable(report), ...dueSoonLines(report)].join("\n");
+}
+
+function driftTable(report: DriftReport): string {
   if (report.drifted.length === 0)
     return `No drift in stack ${report.stack}: every resource matches its recorded state.`;
   const rows = [["RESOURCE", "PROPERTY", "RECORDED → ACTUAL", "PLANNED"], ...report.drifted.flatMap(rowsOf)];

@@ -8,7 +8,8 @@ import type { IpProduct } from "./ips";
 
 /** A term lasts 30 days and renews implicitly; allocation is charged one term up front. */
 export const TERM_DAYS = 30;
-const DAY_MS = 24 * 60 * 60 * 1000;
+/** One day in milliseconds. */
+export const DAY_MS = 24 * 60 * 60 * 1000;
 export const TERM_MS = TERM_DAYS * DAY_MS;
 
 /** Cents per 30-day term. */

@@ -19,7 +19,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-export const SOURCE_DIRS = ["contract", "sdk", "provider", "server", "tools", "demo", "cli", "bench"];
+export const SOURCE_DIRS = ["contract", "sdk", "provider", "policy", "server", "tools", "demo", "cli", "bench"];
 const SOURCE_FILES = ["tsconfig.json", "tsconfig.build.json", "package.json", "package-lock.json"];
 export const STAMP = path.join(repoRoot, "dist", ".build-stamp");
 

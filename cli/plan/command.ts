@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import type { Stack } from "@pulumi/pulumi/automation";
+import { keyDeadlines, type StoredResource } from "../../provider/apiKey/deadlines";
 import {
   describeFailure,
   ENVIRONMENT_USAGE,
@@ -83,6 +84,10 @@ export async function makePlan(stack: Stack, args: PlanArgs): Promise<PlanJson> 
     changes: describeChanges(reviewed),
     cost: await planCost(reviewed, live),
     access: await describeAccess(reviewed, live),
+    keysDueSoon: keyDeadlines(
+      ((await stack.exportStack()).deployment?.resources ?? []) as StoredResource[],
+      plannedAt.getTime(),
+    ),
   };
 }
 

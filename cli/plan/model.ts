@@ -1,6 +1,8 @@
+import type { KeyDeadline } from "../../provider/apiKey/deadlines";
 import type { AccessEffects, CostItem } from "../../provider/review";
 import type { PlanOp } from "./steps";
 
+export type { KeyDeadline } from "../../provider/apiKey/deadlines";
 export type {
   CeilingChange,
   CostItem,
@@ -27,6 +29,8 @@ export interface PlanJson {
   changes: ResourceChange[];
   cost: CostSection;
   access: AccessSection;
+  /** Keys whose scheduled rotation or expiry is within 7 days (or past), by the state before this plan. */
+  keysDueSoon: KeyDeadline[];
 }
 
 export interface ResourceChange {

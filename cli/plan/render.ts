@@ -1,4 +1,5 @@
 import { formatDollars } from "../../contract/pricing";
+import { DUE_SOON_DAYS, describeDeadline } from "../../provider/apiKey/deadlines";
 import { formatValue } from "../format";
 import type { CeilingChange, CostItem, KeyAccessChange, PlanJson, ResourceChange } from "./model";
 
@@ -153,6 +154,10 @@ function render(plan: PlanJson, s: Style): string {
   if (plan.hasChanges) {
     lines.push("", ...costLines(plan, s), "", ...accessLines(plan, s), "", s.heading("Changes"), "");
     for (const change of plan.changes) lines.push(...changeLines(change, s));
+  }
+  if (plan.keysDueSoon.length > 0) {
+    lines.push("", s.heading(`Keys due within ${DUE_SOON_DAYS} days`), "");
+    lines.push(...plan.keysDueSoon.map((deadline) => `${s.bullet}${describeDeadline(deadline)}`));
   }
   return lines.join("\n");
 }

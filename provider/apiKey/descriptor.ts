@@ -84,6 +84,15 @@ export const apiKey = d.describeKind({
     // A secret that stopped working is repaired by the next update, whatever the inputs say.
     extraUpdates: (olds) => (holdsDeadSecret(olds) ? ["secret"] : []),
 
+    // A rotation no input's change explains: the preview says why, in the words the plan uses.
+    advice(olds, news) {
+      const rotation = rotationOf(olds.keyId, olds, news);
+      if (rotation?.generation[1] !== "scheduled") return [];
+      return [
+        `${label(news)}: up rotates the secret in place, the old one working for ${news.graceHours} h: ${rotation.reason}.`,
+      ];
+    },
+
     async create(ctx, inputs) {
       if (inputs.adoptId) return adopt(ctx, inputs, inputs.adoptId);
       const body = { name: inputs.name, scopes: inputs.scopes, expires_at: inputs.expiresAt };

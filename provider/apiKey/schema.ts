@@ -9,6 +9,7 @@ import {
   Scopes,
   Timestamp,
 } from "../../contract";
+import { DAY_MS } from "../../contract/pricing";
 import type { ProxyClient, ApiKey as WireApiKey } from "../../sdk";
 import { walkable } from "../coalescer";
 import * as d from "../descriptor";
@@ -39,6 +40,15 @@ export const inputs = {
   rotationTrigger: d.Trigger.optional(),
   /** How long the previous secret keeps working after a rotation: 0–168 hours, default 24. */
   graceHours: GraceHours.default(GRACE_HOURS_DEFAULT),
+  /**
+   * Rotate the secret in place (with `graceHours`) once the last rotation, or else the creation, is
+   * this many days old: a whole number, 1–365. The preview that finds it due plans the rotation.
+   */
+  rotateAfterDays: d.changeDecidedBy(
+    z.number().int("must be a whole number of days").min(1).max(365).optional(),
+    (olds, news): d.Effect =>
+      scheduledRotationOf(olds, news) || olds.rotateAfterDays !== news.rotateAfterDays ? "update" : "none",
+  ),
   /** Take over the existing key with this id (key_…) instead of creating one; rotate it to learn a secret. */
   adoptId: d.createOnly(ApiKeyId.optional()),
 };
@@ -88,10 +98,45 @@ export function rotationOf(id: string, olds: State, news: Inputs): Rotation | un
   if (olds.rotationTrigger !== news.rotationTrigger) {
     return { reason: "rotationTrigger changed", generation: [id, "trigger", news.rotationTrigger ?? null] };
   }
-  if (!holdsDeadSecret(olds)) return undefined;
+  if (holdsDeadSecret(olds)) {
+    return {
+      reason: `the secret in the state is no longer the key's current secret (the API's ends ${olds.secretHint}): it was rotated outside this stack, or a rotation's answer was lost`,
+      generation: [id, "repair", olds.secret?.slice(-4) ?? "none"],
+    };
+  }
+  const scheduled = scheduledRotationOf(olds, news);
+  // The generation is the rotation it follows: a crash replays it, and the next `up` sees a new lastRotatedAt.
+  return scheduled && { reason: scheduled.reason, generation: [id, "scheduled", scheduled.since] };
+}
+
+/** The timestamps of a key's state (or of a key the API lists) that date its secret. */
+type SecretDates = { lastRotatedAt?: unknown; createdAt?: unknown };
+
+/** When the key's secret was last set (its last rotation, or else its creation); undefined before it exists. */
+export function secretSetAt(state: SecretDates): string | undefined {
+  const since = state.lastRotatedAt ?? state.createdAt;
+  return typeof since === "string" && !Number.isNaN(Date.parse(since)) ? since : undefined;
+}
+
+/** When `rotateAfterDays` makes the key due; undefined without a schedule or before the key exists. */
+export function rotationDueAt(rotateAfterDays: unknown, since: string | undefined): Date | undefined {
+  if (typeof rotateAfterDays !== "number" || since === undefined) return undefined;
+  return new Date(Date.parse(since) + rotateAfterDays * DAY_MS);
+}
+
+/** A rotation `rotateAfterDays` asks for now, by this machine's clock: the key's secret is that many days old. */
+function scheduledRotationOf(
+  olds: SecretDates,
+  news: { rotateAfterDays?: unknown },
+): { reason: string; since: string } | undefined {
+  const since = secretSetAt(olds);
+  const due = rotationDueAt(news.rotateAfterDays, since);
+  if (!since || !due || due.getTime() > Date.now()) return undefined;
+  const days = Math.floor((Date.now() - Date.parse(since)) / DAY_MS);
+  const event = olds.lastRotatedAt ? "last rotated" : "created";
   return {
-    reason: `the secret in the state is no longer the key's current secret (the API's ends ${olds.secretHint}): it was rotated outside this stack, or a rotation's answer was lost`,
-    generation: [id, "repair", olds.secret?.slice(-4) ?? "none"],
+    reason: `rotateAfterDays is ${news.rotateAfterDays} and the key was ${event} ${days} days ago (${since})`,
+    since,
   };
 }
 
