@@ -10,7 +10,7 @@ import {
 } from "../sdk";
 import { type Camelized, camelized } from "./camelized";
 import { apiSettings, clientFor as newClient, settingsIdentity } from "./settings";
-import { explain } from "./shared";
+import { ExplainedError, explain } from "./shared";
 
 /**
  * Reads for a program: usage, balance, charges, and lookups of existing objects (to feed `adoptId`,
@@ -122,8 +122,11 @@ export function lookupIpAllocation(args: { address: pulumi.Input<string> }): pul
 }
 
 /**
- * Runs one read once its arguments are known. The API key is a secret Output; its secretness is
- * dropped from the result (which never contains it), while the arguments' own secretness is kept.
+ * Runs one read once its arguments are known. The result is exactly as secret as the arguments: the
+ * API key is read from the raw config, not joined in as a secret Output. Why no join: re-joining a
+ * rejected result with the arguments (`pulumi.all([result, args])`) and then reading a property of
+ * it (`lookupProxyUser(...).id`) made @pulumi/pulumi's run harness grow the program without bound
+ * (23 GB) instead of reporting the error; a single apply fails with the one-line message.
  */
 function read<A extends object, R>(
   name: string,
@@ -134,16 +137,16 @@ function read<A extends object, R>(
   const resolvedArgs = pulumi.output(args) as pulumi.Output<pulumi.Unwrap<A>>;
   const config = new pulumi.Config("proxy");
   const apiUrl = config.get("apiUrl") || process.env.PROXY_API_URL;
-  const apiKey = config.getSecret("apiKey") ?? pulumi.secret(process.env.PROXY_API_KEY);
-  const result = pulumi.all([apiKey, resolvedArgs]).apply(async ([key, known]) => {
+  const apiKey = pulumi.runtime.getConfig("proxy:apiKey") || process.env.PROXY_API_KEY;
+  return resolvedArgs.apply(async (known) => {
     try {
-      return await call(clientFor(apiUrl, key || process.env.PROXY_API_KEY), known as pulumi.Unwrap<A>);
+      return await call(clientFor(apiUrl, apiKey), known as pulumi.Unwrap<A>);
     } catch (error) {
-      throw explain(name, action, error);
+      // Only the message: a cause's stack holds frames (node_modules/@pulumi/output.ts) that the run
+      // harness's util.inspect loops on, growing the program instead of printing the error.
+      throw new ExplainedError(explain(name, action, error).message);
     }
-  });
-  // Re-joining the arguments gives the result their secretness back, and only theirs.
-  return pulumi.all([pulumi.unsecret(result), resolvedArgs]).apply(([value]) => value as R);
+  }) as pulumi.Output<R>;
 }
 
 let cached: { identity: string; client: ProxyClient } | undefined;
