@@ -110,6 +110,9 @@ function scopesOf(error: PermissionDeniedError, key: string): string[] {
   return Array.isArray(raw) ? raw.filter((scope): scope is string => typeof scope === "string") : [];
 }
 
+/** A timed-out attempt's message names its method first (sdk/core/attempt.ts); these change state. */
+const WRITE_SENT = /^(POST|PATCH|PUT|DELETE) /;
+
 /**
  * Rewrites an SDK error into one a user can act on: which resource, what went wrong, and the fix.
  * SDK errors never carry a credential, so the message is safe to show. `existingId` is the object
@@ -140,6 +143,13 @@ export function explain(resource: string, action: string, error: unknown, existi
   if (isNotFound(error) && /^adopt\b/.test(action)) {
     return say(
       "the API has no such object; it may have been deleted outside Pulumi. Remove adoptId to create a new one, or set it to an object that exists.",
+    );
+  }
+  if (error instanceof TimeoutError && WRITE_SENT.test(error.message)) {
+    // The request went out and no answer came back: the API may have done it, as a frozen server does.
+    return say(
+      `the API took the write but did not answer (${error.message}), so it may have landed. Run \`pulumi up\` again once the API answers: ` +
+        "it sends the write again under the same idempotency key, so the API finishes it once, with no duplicate and no second charge.",
     );
   }
   if (error instanceof ConnectionError || error instanceof TimeoutError) {
