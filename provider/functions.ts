@@ -10,7 +10,7 @@ import {
 } from "../sdk";
 import { type Camelized, camelized } from "./camelized";
 import { apiSettings, clientFor as newClient, settingsIdentity } from "./settings";
-import { ExplainedError, explain } from "./shared";
+import { explain } from "./shared";
 
 /**
  * Reads for a program: usage, balance, charges, and lookups of existing objects (to feed `adoptId`,
@@ -142,9 +142,10 @@ function read<A extends object, R>(
     try {
       return await call(clientFor(apiUrl, apiKey), known as pulumi.Unwrap<A>);
     } catch (error) {
-      // Only the message: a cause's stack holds frames (node_modules/@pulumi/output.ts) that the run
-      // harness's util.inspect loops on, growing the program instead of printing the error.
-      throw new ExplainedError(explain(name, action, error).message);
+      // A RunError: the run harness prints its message alone. Any other error it renders with
+      // util.inspect, which loops on the source-mapped frames of @pulumi/pulumi (node_modules/@pulumi/
+      // output.ts: nodejs/node#64011), growing the program to gigabytes instead of printing it.
+      throw new pulumi.RunError(explain(name, action, error).message);
     }
   }) as pulumi.Output<R>;
 }

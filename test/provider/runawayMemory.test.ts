@@ -27,10 +27,11 @@ describe("a lookup of a name nobody holds, its id fed on, under the real CLI", (
       "package.json": JSON.stringify({ name: "lookup-missing", main: "index.js" }),
       "index.js": [
         'const pulumi = require("@pulumi/pulumi");',
-        'const { lookupProxyUser } = require("pulumi-proxy");',
+        'const { getUsage, lookupProxyUser } = require("pulumi-proxy");',
         'const user = lookupProxyUser({ name: "nope" });',
         "exports.id = user.id;",
         "exports.both = pulumi.all([user.id]);",
+        'exports.usage = getUsage({ from: "2026-01-01", to: "2026-01-31", proxyUserId: user.id });',
       ].join("\n"),
     });
     const env = {
