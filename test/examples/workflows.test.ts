@@ -76,3 +76,17 @@ describe("sample GitHub Actions workflows", () => {
     ]);
   });
 });
+
+describe("the gitops example's committed lockfile", () => {
+  it("pins pulumi-proxy's dependencies as this package declares them, so npm ci works on a clean runner", () => {
+    const lock = JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, "gitops", "package-lock.json"), "utf8"));
+    const manifest = JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, "..", "package.json"), "utf8"));
+    const pinned = lock.packages["node_modules/pulumi-proxy"]?.dependencies;
+    // When this fails, a dependency of the package changed: regenerate the example's lockfile with the new
+    // tarball (`npm install --package-lock-only ./vendor/pulumi-proxy-0.1.0.tgz` in a copy of the example).
+    expect(pinned).toEqual(manifest.dependencies);
+    for (const name of Object.keys(manifest.dependencies)) {
+      expect(lock.packages[`node_modules/${name}`]?.resolved, name).toMatch(/^https:\/\/registry\.npmjs\.org\//);
+    }
+  });
+});
