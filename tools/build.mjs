@@ -65,6 +65,8 @@ export function build({ forPack = false } = {}) {
 
 /** @param {{ verbose?: boolean }} [options] */
 export function buildIfStale({ verbose = false } = {}) {
+  // The packed package ships this script (its `prepare` names it) but no sources: dist/ is the build.
+  if (!fs.existsSync(path.join(repoRoot, "tsconfig.build.json"))) return false;
   if (distIsFresh()) {
     if (verbose) process.stderr.write("[build] dist/ is up to date: no source changed since the last build\n");
     return false;

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -52,6 +53,12 @@ describe("installed from a tarball, outside the repository", () => {
       file.endsWith(".map"),
     );
     expect(maps).toEqual([]);
+    // The package's `prepare` names a script it ships, which has nothing to build there.
+    const manifest = JSON.parse(fs.readFileSync(path.join(installed, "package.json"), "utf8"));
+    expect(manifest.scripts.prepare).toBe("node tools/build.mjs");
+    const prepare = spawnSync(process.execPath, ["tools/build.mjs"], { cwd: installed, encoding: "utf8" });
+    expect(prepare.status, prepare.stderr).toBe(0);
+    expect(prepare.stderr).toBe("");
     const saved = JSON.parse(fs.readFileSync(path.join(app, "package.json"), "utf8")).dependencies;
     expect(saved["@pulumi/pulumi"]).toBe("3.248.0");
     const version = JSON.parse(fs.readFileSync(path.join(installed, "package.json"), "utf8")).version;
