@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-import { apiSettings, type ConfigKey, clientFor } from "../provider/settings";
+import { clientFor } from "../provider/settings";
 import { importFileOf, movingFileOf } from "./coverageImport";
 import { type CoverageReport, coverageOf, POWERFUL_SCOPES, stateNames } from "./coverageReport";
 import {
@@ -11,6 +11,7 @@ import {
   STACK_USAGE,
   type StackTarget,
   selectStack,
+  stackSettings,
   stackTarget,
   UsageError,
 } from "./stack";
@@ -125,7 +126,7 @@ export function formatCoverageText(report: CoverageReport, importFile: string | 
 export async function runCoverage(args: CoverageArgs): Promise<number> {
   const stack = await selectStack(args);
   const [config, deployment] = await Promise.all([stack.getAllConfig(), stack.exportStack()]);
-  const settings = apiSettings((key: ConfigKey) => config[key]?.value);
+  const settings = stackSettings(config);
   const client = clientFor(settings, "pulumi-proxy-coverage");
   const report = await coverageOf(args.stack, client, deployment, settings.apiKey.slice(-4));
   if (args.importFile) {

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { LocalWorkspace, type Stack, StackNotFoundError } from "@pulumi/pulumi/automation";
+import { type ConfigMap, LocalWorkspace, type Stack, StackNotFoundError } from "@pulumi/pulumi/automation";
+import { type ApiSettings, apiSettings, type ConfigKey } from "../provider/settings";
 import { locatePulumi } from "./pulumiCli";
 
 /** A mistake in the command line: the commands print it with their usage text and exit 1. */
@@ -63,6 +64,14 @@ export async function selectStack(target: StackTarget): Promise<Stack> {
 }
 
 /** The engine's own words, without the Automation API's wrapping: they name the failing resource. */
+/**
+ * The settings of the API the stack's provider talks to, every one the provider honours: the stack's
+ * config first, the environment as the provider's fallback.
+ */
+export function stackSettings(config: ConfigMap): ApiSettings {
+  return apiSettings((key: ConfigKey) => config[key]?.value);
+}
+
 export function describeFailure(error: unknown, target: StackTarget): string {
   if (error instanceof StackNotFoundError) {
     return `stack "${target.stack}" does not exist in the backend for ${target.cwd}; \`pulumi stack ls\` there lists the stacks.`;

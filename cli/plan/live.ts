@@ -1,7 +1,8 @@
 import type { Stack } from "@pulumi/pulumi/automation";
 import type { LiveAccount } from "../../provider/review";
-import { apiSettings, type ConfigKey, clientFor } from "../../provider/settings";
+import { clientFor } from "../../provider/settings";
 import { isNotFound, type ProxyClient } from "../../sdk";
+import { stackSettings } from "../stack";
 
 /**
  * The account as it is now, for what a plan cannot know from the state: the allocations a swap is
@@ -12,12 +13,7 @@ import { isNotFound, type ProxyClient } from "../../sdk";
 export function liveAccount(stack: Stack, nowMs: number): LiveAccount {
   let client: Promise<ProxyClient> | undefined;
   const api = () => {
-    client ??= stack.getAllConfig().then((config) =>
-      clientFor(
-        apiSettings((key: ConfigKey) => config[key]?.value),
-        "pulumi-proxy-plan",
-      ),
-    );
+    client ??= stack.getAllConfig().then((config) => clientFor(stackSettings(config), "pulumi-proxy-plan"));
     return client;
   };
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
