@@ -103,8 +103,10 @@ export async function sendAttempt(options: AttemptOptions): Promise<AttemptOutco
     return { kind: "answer", status: res.statusCode, headers: res.headers, text };
   } catch (cause) {
     if (scope.signal.aborted) throw scope.signal.reason;
-    if (cause instanceof ProxyError) throw cause;
+    // undici rejects with the abort's reason, a TimeoutError, which is a ProxyError too: the timeout
+    // must be seen first, or a timed-out attempt is thrown instead of retried.
     const timedOut = attemptAbort.signal.aborted;
+    if (cause instanceof ProxyError && !timedOut) throw cause;
     const neverSent = !timedOut && isConnectRefused(cause);
     const error = timedOut
       ? (attemptAbort.signal.reason as TimeoutError)

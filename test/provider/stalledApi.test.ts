@@ -19,6 +19,9 @@ describe("a write the API took but never answered", () => {
 
   it("says it may have landed, and the next up finishes it once", async () => {
     const { stack, server, api } = fixture;
+    // A timed-out write is retried under its idempotency key while the retry window lasts (the SDK's
+    // resilience test shows the replay); with no window left, the API stays silent to the provider.
+    await stack.setConfig("proxy:retryWindowSeconds", { value: "0" });
     server.injectFault({ method: "POST", path: "/v1/ips", kind: "hold", count: 1 });
     const failure = await stack.up().then(
       () => undefined,
@@ -30,6 +33,7 @@ describe("a write the API took but never answered", () => {
     // It did land: the allocation exists and was charged, though the state does not know it yet.
     expect(server.control.snapshot().ips).toHaveLength(1);
     server.releaseHeldReplies();
+    await stack.removeConfig("proxy:retryWindowSeconds");
 
     const again = await stack.up();
     expect(again.summary.resourceChanges).toMatchObject({ create: 1 });

@@ -156,6 +156,29 @@ describe("deadlines and abort", () => {
     expect((err as Error).message).toBe("GET /v1/billing/balance: deadline passed");
   });
 
+  it("an attempt that times out is retried, as any other ambiguous failure", async () => {
+    server.injectFault({ path: "/v1/billing/balance", kind: "latency", latencyMs: 2_000, count: 1 });
+    const events: TransportEvent[] = [];
+    const client = clientFor({ timeoutMs: 200, logger: (e) => events.push(e) });
+    const balance = await client.billing.balance();
+    expect(balance).toBeDefined();
+    expect(client.stats.retries).toBe(1);
+    expect(events.some((e) => e.type === "network_error" && e.kind === "timeout")).toBe(true);
+  });
+
+  it("a write whose answer never came is retried under its key, and the replay makes no second object", async () => {
+    server.injectFault({ method: "POST", path: "/v1/proxy-users", kind: "hold", count: 1 });
+    const events: TransportEvent[] = [];
+    const client = clientFor({ timeoutMs: 300, logger: (e) => events.push(e) });
+    try {
+      await client.proxyUsers.create({ name: "held-then-replayed" });
+    } finally {
+      server.releaseHeldReplies();
+    }
+    expect(named(server.control.snapshot(), "proxyUsers", "held-then-replayed")).toHaveLength(1);
+    expect(events.some((e) => e.type === "response" && e.replayed)).toBe(true);
+  });
+
   it("a deadline in the past fails before anything is sent", async () => {
     const client = clientFor();
     await expect(client.billing.balance({ deadline: Date.now() - 1 })).rejects.toBeInstanceOf(TimeoutError);
