@@ -8,6 +8,21 @@ import type { AccessEffects, CostItem, LiveAccount } from "./review";
 import { same } from "./shared";
 
 /**
+ * The resource's name in the program, a hidden input like the identity: the rules' errors name the
+ * resource a user declared (`IpAllocation "edge"`) where no input of theirs does. Input only: the
+ * engine already knows a resource's name, so the state need not repeat it. Not `__name`: every
+ * Pulumi resource object has that property, and an input of that name fails its construction.
+ */
+export const NAME_INPUT = "__declaredName";
+
+/** Hidden inputs that `check` keeps for the rules and the state leaves out. */
+export const PLUMBING_INPUTS: readonly string[] = [IDENTITY_INPUT, NAME_INPUT];
+
+/** The declared name a property bag carries, if any. */
+export const declaredName = (props: Record<string, unknown>): string | undefined =>
+  typeof props[NAME_INPUT] === "string" ? (props[NAME_INPUT] as string) : undefined;
+
+/**
  * One descriptor per resource kind: everything the dynamic resources, the native provider, the plan
  * and the drift command know of it. A zod field per input (bounds, messages, defaults and
  * normalization, built from the contract's wire schemas, so the provider refuses exactly what the API
@@ -155,13 +170,13 @@ export function diffOf<D extends Descriptor>(descriptor: D, olds: StateOf<D>, ne
 
 /**
  * State to store: the inputs, then the outputs (which win where both name a property). Absent
- * inputs are left out: the engine's wire format has no "undefined". The hidden identity stays an
- * input only: every write it keys starts from the inputs, and the engine rewrites the whole state
+ * inputs are left out: the engine's wire format has no "undefined". The hidden inputs stay inputs
+ * only: every write the identity keys starts from the inputs, and the engine rewrites the whole state
  * after every step, so each byte a resource stores is paid for once per step of the stack.
  */
 export function stateOf<D extends Descriptor>(inputs: InputsOf<D>, outputs: OutputValues<D>): StoredOf<D> {
   const state = Object.entries({ ...inputs, ...outputs }).filter(
-    ([key, value]) => value !== undefined && key !== IDENTITY_INPUT,
+    ([key, value]) => value !== undefined && !PLUMBING_INPUTS.includes(key),
   );
   return Object.fromEntries(state) as StoredOf<D>;
 }

@@ -3,8 +3,16 @@ import { ProxyError } from "../sdk";
 import { type CheckFailure, checkInputs } from "./check";
 import type { ProviderContext } from "./context";
 import { API_PROBLEM_INPUT, apiProblemOnUp, refuseBadSettings, refusePlaintextApiKey } from "./credentials";
-import { type ArgsOf, type Descriptor, diffOf, type OutputsOf, upgradeState } from "./descriptor";
-import { IDENTITY_INPUT, identityOf, resourceIdentity } from "./idempotency";
+import {
+  type ArgsOf,
+  type Descriptor,
+  diffOf,
+  NAME_INPUT,
+  type OutputsOf,
+  PLUMBING_INPUTS,
+  upgradeState,
+} from "./descriptor";
+import { IDENTITY_INPUT, resourceIdentity } from "./idempotency";
 import { requirableByName } from "./requirable";
 import { explain } from "./shared";
 
@@ -39,10 +47,12 @@ export function resourceClass<D extends Descriptor>(
       refuseBadSettings();
       const additionalSecretOutputs = [...secretOutputs, ...(opts?.additionalSecretOutputs ?? [])];
       // Hidden inputs: who this resource is, for idempotency keys that survive a crash (idempotency.ts),
-      // and, in an up, why the API cannot be reached, which `check` turns into a failure.
+      // its name, for errors, and, in an up, why the API cannot be reached, which `check` turns into a
+      // failure.
       const problem = apiProblemOnUp();
       const identity = {
         [IDENTITY_INPUT]: resourceIdentity(`proxy:${type}`, name, opts?.parent),
+        [NAME_INPUT]: name,
         ...(problem ? { [API_PROBLEM_INPUT]: problem } : {}),
       };
       super(provider, name, { ...outputs, ...args, ...identity }, { ...opts, additionalSecretOutputs }, "proxy", type);
@@ -74,8 +84,7 @@ export function handlerFor(descriptor: Descriptor, context: () => ProviderContex
       if (typeof problem === "string") return { failures: [{ property: "", reason: problem }] };
       const checked = checkInputs(descriptor.inputs, news, (inputs) => rules.refine?.(inputs, upgrade(olds)) ?? []);
       if (checked.failures) return { failures: checked.failures.map((failure) => shownBy(failure, news)) };
-      const identity = identityOf(news);
-      return checked.inputs && identity ? { inputs: { ...checked.inputs, [IDENTITY_INPUT]: identity } } : checked;
+      return checked.inputs ? { inputs: { ...checked.inputs, ...plumbingOf(news) } } : checked;
     },
     async diff(_id: string, olds: Props, news: Record<string, unknown>) {
       const state = upgrade(olds);
@@ -98,6 +107,13 @@ export function handlerFor(descriptor: Descriptor, context: () => ProviderContex
     delete: (id: string, olds: Props) => rules.delete(context(), id, upgrade(olds)),
   };
   return explainFailures(descriptor, handler);
+}
+
+/** The hidden inputs a program declared (identity, name), kept through `check` for the rules. */
+function plumbingOf(news: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    PLUMBING_INPUTS.flatMap((key) => (typeof news[key] === "string" ? [[key, news[key]]] : [])),
+  );
 }
 
 /**

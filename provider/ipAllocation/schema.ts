@@ -75,8 +75,18 @@ export type Inputs = d.InputsOf<Shape>;
 export type State = d.StateOf<Shape>;
 export type Stored = d.StoredOf<Shape>;
 
-export const label = (props: { ip?: unknown; country?: unknown; city?: unknown }) =>
-  `IpAllocation ${typeof props.ip === "string" ? props.ip : [props.country, props.city].filter((part) => typeof part === "string").join("/")}`;
+/**
+ * `IpAllocation "edge" (de/Berlin)`: the declared name where the bag carries it (an address has no
+ * name of its own at the API), then the address, or where it was asked for before it has one.
+ */
+export const label = (props: Record<string, unknown>) => {
+  const where =
+    typeof props.ip === "string"
+      ? props.ip
+      : [props.country, props.city].filter((part) => typeof part === "string").join("/");
+  const name = d.declaredName(props);
+  return name === undefined ? `IpAllocation ${where}` : `IpAllocation "${name}" (${where})`;
+};
 
 /** The list a refresh walks. */
 export const reads = { kind: "ipAllocation", collection: (client: ProxyClient) => walkable(client.ips) } as const;

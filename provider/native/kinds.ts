@@ -3,7 +3,7 @@
  * the dynamic handler's methods (check, create, read, update, delete) over the same rules, and the
  * descriptor's own per-input diff. Everything else in provider/native/ sees only `NativeKind`.
  */
-import { type Descriptor, diffOf, effectOf, readInputs, upgradeState } from "../descriptor";
+import { type Descriptor, diffOf, effectOf, NAME_INPUT, readInputs, upgradeState } from "../descriptor";
 import type { Handler } from "../dynamic";
 import { IDENTITY_INPUT, identityDigest } from "../idempotency";
 import { KINDS as DESCRIPTORS } from "../kinds";
@@ -82,7 +82,7 @@ export function configureFrom(config: Properties): void {
 /**
  * The idempotency identity (idempotency.ts) from the URN, which names the stack, the project, the
  * type chain of the parents and the resource: unique within a stack, the same on every run. The URN
- * holds no organization, so the digest has none.
+ * holds no organization, so the digest has none. The name goes along too, for errors (NAME_INPUT).
  */
 export function withIdentity(urn: string, inputs: Properties): Properties {
   const [head = "", project = "", qualifiedType = "", ...rest] = urn.split("::");
@@ -91,7 +91,7 @@ export function withIdentity(urn: string, inputs: Properties): Properties {
   const types = qualifiedType.split("$");
   const type = types.pop() ?? "";
   const identity = identityDigest({ organization: "", project, stack, type, name, parents: types.reverse() });
-  return { ...inputs, [IDENTITY_INPUT]: identity };
+  return { ...inputs, [IDENTITY_INPUT]: identity, [NAME_INPUT]: name };
 }
 
 export type ChangeKind = "update" | "replace";

@@ -1,6 +1,6 @@
 import type { PulumiFn } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKey, ProxyUser } from "../../provider";
+import { ApiKey, IpAllocation, ProxyUser } from "../../provider";
 import { type ProviderFixture, providerFixture } from "../support/fixture";
 
 /** What the user reads when a command fails: the engine's output and the error together. */
@@ -44,6 +44,16 @@ describe("failures a user can act on", () => {
     expect(message).toContain(`ApiKey "wide": cannot create it: the new key would get billing:read`);
     expect(message).toContain("Use a key that holds billing:read, or remove billing:read from scopes.");
     expect(message).not.toContain("a scope it lacks");
+  });
+
+  it("an allocation that fails names the resource declared, not only the country it asked for", async () => {
+    program = async () => {
+      new IpAllocation("edge", { product: "isp", country: "de" });
+    };
+    fixture.server.control.setBalance(0);
+    const message = await failureOf(() => fixture.stack.up());
+    fixture.server.control.setBalance(1_000_000);
+    expect(message).toContain(`IpAllocation "edge" (de): cannot create it`);
   });
 
   it("an adopted object deleted outside Pulumi suggests removing adoptId", async () => {
