@@ -94,7 +94,8 @@ export async function openLocalStack(options: LocalStackOptions): Promise<LocalS
     if (!options.workDir) throw new Error("openLocalStack needs either a program or a workDir");
     stack = await open({ stackName, workDir: options.workDir }, workspace);
   }
-  for (const [key, entry] of Object.entries(options.config ?? {})) await stack.setConfig(key, entry);
+  // One CLI call for all of it: each call costs a CLI start and, for a secret, the passphrase's key derivation.
+  if (options.config && Object.keys(options.config).length > 0) await stack.setAllConfig(options.config);
   return {
     stack,
     stackName,
