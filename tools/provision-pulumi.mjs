@@ -61,18 +61,21 @@ function onPath(name) {
  * @param {string} binDir
  */
 function installDynamicProviderLauncher(binDir) {
-  const launcher = path.join(
-    repoRoot,
-    "tools",
-    "language-host",
-    "dynamic-provider",
-    "pulumi-resource-pulumi-nodejs.cjs",
+  const hostSource = path.join(repoRoot, "tools", "language-host");
+  // The helper first: the launcher requires it, and goes on without it.
+  installFile(path.join(hostSource, "defer-modules.cjs"), path.join(binDir, "pulumi-proxy-defer-modules.cjs"));
+  installFile(
+    path.join(hostSource, "dynamic-provider", "pulumi-resource-pulumi-nodejs.cjs"),
+    path.join(binDir, "pulumi-resource-pulumi-nodejs"),
   );
-  const target = path.join(binDir, "pulumi-resource-pulumi-nodejs");
+}
+
+/** @param {string} source @param {string} target */
+function installFile(source, target) {
   const current = fs.existsSync(target) ? fs.readFileSync(target) : undefined;
-  if (current?.equals(fs.readFileSync(launcher))) return;
+  if (current?.equals(fs.readFileSync(source))) return;
   // Written beside and renamed over: a provider starting meanwhile sees the old file or the new one.
-  fs.copyFileSync(launcher, `${target}.partial`);
+  fs.copyFileSync(source, `${target}.partial`);
   fs.chmodSync(`${target}.partial`, 0o755);
   fs.renameSync(`${target}.partial`, target);
 }

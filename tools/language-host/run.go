@@ -25,6 +25,12 @@ const exitAfterReportedError = 32
 //go:embed inspect-guard.cjs
 var inspectGuard []byte
 
+// Preloaded into every program too: it defers two large modules of @pulumi/pulumi that most
+// programs never call until they do (the file says which and why).
+//
+//go:embed defer-modules.cjs
+var deferModules []byte
+
 func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
 	programDir, entryPoint := req.GetPwd(), "."
 	rootDir := programDir
@@ -39,13 +45,19 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		return &pulumirpc.RunResponse{Error: err.Error()}, nil
 	}
 
-	guardPath, removeGuard, err := inspectGuardFile()
-	if err != nil {
-		return &pulumirpc.RunResponse{Error: err.Error()}, nil
+	argv := []string{}
+	for _, preload := range []struct {
+		name    string
+		content []byte
+	}{{"inspect-guard", inspectGuard}, {"defer-modules", deferModules}} {
+		preloadPath, removePreload, err := preloadFile(preload.name, preload.content)
+		if err != nil {
+			return &pulumirpc.RunResponse{Error: err.Error()}, nil
+		}
+		defer removePreload()
+		argv = append(argv, "--require", preloadPath)
 	}
-	defer removeGuard()
-
-	argv := []string{"--require", guardPath, runPath, "--monitor", req.GetMonitorAddress(), "--pwd", req.GetPwd()}
+	argv = append(argv, runPath, "--monitor", req.GetMonitorAddress(), "--pwd", req.GetPwd())
 	for flag, value := range map[string]string{
 		"engine": h.engineAddress, "organization": req.GetOrganization(), "project": req.GetProject(),
 		"stack": req.GetStack(), "root-directory": rootDir,
@@ -100,20 +112,20 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	return &pulumirpc.RunResponse{}, nil
 }
 
-// inspectGuardFile gives node a file holding the embedded guard, and what to do once the run ends.
+// preloadFile gives node a file holding an embedded preload, and what to do once the run ends.
 // It is written once into the user's cache, named after its content: a per-run temporary file would
 // be left behind whenever the engine stops this host before Run returns, as it does after a failed
 // resource. Without a usable cache folder (no HOME, say) the run gets its own temporary file.
-func inspectGuardFile() (string, func(), error) {
+func preloadFile(name string, content []byte) (string, func(), error) {
 	keep := func() {}
 	if cacheDir, err := os.UserCacheDir(); err == nil {
-		sum := sha256.Sum256(inspectGuard)
-		target := filepath.Join(cacheDir, "pulumi-language-nodejs", fmt.Sprintf("inspect-guard-%x.cjs", sum[:8]))
-		if existing, err := os.ReadFile(target); err == nil && bytes.Equal(existing, inspectGuard) {
+		sum := sha256.Sum256(content)
+		target := filepath.Join(cacheDir, "pulumi-language-nodejs", fmt.Sprintf("%s-%x.cjs", name, sum[:8]))
+		if existing, err := os.ReadFile(target); err == nil && bytes.Equal(existing, content) {
 			return target, keep, nil
 		}
 		if os.MkdirAll(filepath.Dir(target), 0o700) == nil {
-			if written, err := writeTempGuard(filepath.Dir(target)); err == nil {
+			if written, err := writeTempPreload(filepath.Dir(target), name, content); err == nil {
 				if os.Rename(written, target) == nil {
 					return target, keep, nil
 				}
@@ -121,20 +133,20 @@ func inspectGuardFile() (string, func(), error) {
 			}
 		}
 	}
-	written, err := writeTempGuard("")
+	written, err := writeTempPreload("", name, content)
 	if err != nil {
-		return "", keep, fmt.Errorf("could not write the language host's inspect guard: %w", err)
+		return "", keep, fmt.Errorf("could not write the language host's %s preload: %w", name, err)
 	}
 	return written, func() { os.Remove(written) }, nil
 }
 
-// writeTempGuard writes the guard under a fresh name in dir (the system's temporary folder if empty).
-func writeTempGuard(dir string) (string, error) {
-	file, err := os.CreateTemp(dir, "pulumi-language-nodejs-inspect-guard-*.cjs")
+// writeTempPreload writes a preload under a fresh name in dir (the system's temporary folder if empty).
+func writeTempPreload(dir, name string, content []byte) (string, error) {
+	file, err := os.CreateTemp(dir, "pulumi-language-nodejs-"+name+"-*.cjs")
 	if err != nil {
 		return "", err
 	}
-	_, err = file.Write(inspectGuard)
+	_, err = file.Write(content)
 	if closeErr := file.Close(); err == nil {
 		err = closeErr
 	}

@@ -13,6 +13,7 @@
 "use strict";
 
 const net = require("node:net");
+const path = require("node:path");
 
 const CHECK_EVERY_MS = 1_000;
 // One refused connection can be a blip under load; two in a row a second apart mean the engine is gone.
@@ -56,6 +57,10 @@ try {
   );
   process.exit(1);
 }
+// Provisioning installs the helper beside this file; a launcher copied alone still runs, only slower.
+try {
+  require(path.join(__dirname, "pulumi-proxy-defer-modules.cjs")).deferPulumiModules(providerPath);
+} catch {}
 // The engine's address comes last; logging and tracing flags may precede it.
 const engine = parseAddress(process.argv.at(-1) ?? "");
 if (engine) watchEngine(engine);

@@ -1,0 +1,62 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { REPO_ROOT } from "../support/pulumi";
+
+/**
+ * The provider processes and the programs that the project's launcher and language host start
+ * defer @pulumi/pulumi's `typescript` and `@npmcli/arborist`: each loads at its first use, and what
+ * uses it gets the same answers.
+ */
+const PROBE = `
+  const { types } = require("node:util");
+  const real = (pattern) =>
+    Object.entries(require.cache).some(([file, module]) => pattern.test(file) && !types.isProxy(module.exports));
+  const loaded = () => ({
+    typescript: real(/node_modules\\/typescript\\/lib\\/typescript\\.js$/),
+    arborist: real(/@npmcli\\/arborist\\/lib\\/index\\.js$/),
+  });
+  const pulumi = require("@pulumi/pulumi");
+  const before = loaded();
+  pulumi.runtime.serializeFunction(() => 42).then(async (serialized) => {
+    const paths = await pulumi.runtime.computeCodePaths();
+    const answers = { serialized: serialized.text.includes("42"), codePaths: paths instanceof Map };
+    console.log(JSON.stringify({ before, answers, after: loaded() }));
+  });
+`;
+
+const probeDir = fs.mkdtempSync(path.join(REPO_ROOT, ".pulumi-proxy", "defer-probe-"));
+afterAll(() => fs.rmSync(probeDir, { recursive: true, force: true }));
+
+function run(args: string[]): unknown {
+  return JSON.parse(execFileSync(process.execPath, args, { cwd: REPO_ROOT, encoding: "utf8" }));
+}
+
+describe("the deferred modules of @pulumi/pulumi", () => {
+  const helper = path.join(inject("pulumiBinDir"), "pulumi-proxy-defer-modules.cjs");
+  const expected = {
+    before: { typescript: false, arborist: false },
+    answers: { serialized: true, codePaths: true },
+    after: { typescript: true, arborist: true },
+  };
+
+  it("are deferred by the helper provisioning installs beside the launcher, as the launcher calls it", () => {
+    expect(fs.readFileSync(helper, "utf8")).toBe(
+      fs.readFileSync(path.join(REPO_ROOT, "tools", "language-host", "defer-modules.cjs"), "utf8"),
+    );
+    const call = `require(${JSON.stringify(helper)}).deferPulumiModules(require.resolve("@pulumi/pulumi"));`;
+    expect(run(["-e", call + PROBE])).toEqual(expected);
+  });
+
+  it("are deferred when it is preloaded, as the language host runs programs", () => {
+    const program = path.join(probeDir, "program.cjs");
+    fs.writeFileSync(program, PROBE);
+    expect(run(["--require", helper, program])).toEqual(expected);
+  });
+
+  it("load at once without it, which is what the deferral saves", () => {
+    const before = (run(["-e", PROBE]) as typeof expected).before;
+    expect(before).toEqual({ typescript: true, arborist: true });
+  });
+});
