@@ -1,5 +1,6 @@
 import { ProxyClient } from "../sdk";
 import { RETRY_WINDOW_MS_DEFAULT } from "../sdk/core/retry";
+import { ATTEMPT_TIMEOUT_MS_DEFAULT } from "../sdk/core/wire";
 
 /**
  * The one way from a stack's settings to an API client, for the provider process (dynamic and
@@ -8,7 +9,11 @@ import { RETRY_WINDOW_MS_DEFAULT } from "../sdk/core/retry";
  * credentials, as documented.
  */
 export const CREDENTIAL_KEYS = ["proxy:apiUrl", "proxy:apiKey"] as const;
-export const SETTING_KEYS = ["proxy:rateLimitReserve", "proxy:retryWindowSeconds"] as const;
+export const SETTING_KEYS = [
+  "proxy:rateLimitReserve",
+  "proxy:retryWindowSeconds",
+  "proxy:requestTimeoutSeconds",
+] as const;
 export const CONFIG_KEYS = [...CREDENTIAL_KEYS, ...SETTING_KEYS] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 export type ConfigLookup = (key: ConfigKey) => string | undefined;
@@ -19,6 +24,8 @@ export interface ProviderSettings {
   rateLimitReserve: number;
   /** `proxy:retryWindowSeconds`: how long a request the API did not answer is tried again. */
   retryWindowSeconds: number;
+  /** `proxy:requestTimeoutSeconds`: how long one request waits for an answer before it is tried again. */
+  requestTimeoutSeconds: number;
 }
 
 export interface ApiSettings extends ProviderSettings {
@@ -38,6 +45,12 @@ export function providerSettings(config: ConfigLookup): ProviderSettings {
       unit: "seconds",
       fallback: RETRY_WINDOW_MS_DEFAULT / 1000,
       example: 30,
+    }),
+    requestTimeoutSeconds: wholeNumber("requestTimeoutSeconds", config("proxy:requestTimeoutSeconds"), {
+      unit: "seconds",
+      fallback: ATTEMPT_TIMEOUT_MS_DEFAULT / 1000,
+      example: 60,
+      minimum: 1,
     }),
   };
 }
@@ -61,7 +74,8 @@ export function apiSettings(config: ConfigLookup): ApiSettings {
 
 /** Two settings that make the same client: a process keeps one client per identity, so pacing sees every request. */
 export function settingsIdentity(settings: ApiSettings): string {
-  return [settings.apiUrl, settings.apiKey, settings.rateLimitReserve, settings.retryWindowSeconds].join("\u0000");
+  const { apiUrl, apiKey, rateLimitReserve, retryWindowSeconds, requestTimeoutSeconds } = settings;
+  return [apiUrl, apiKey, rateLimitReserve, retryWindowSeconds, requestTimeoutSeconds].join("\u0000");
 }
 
 export function clientFor(settings: ApiSettings, userAgent: string, onWriteDone?: () => void): ProxyClient {
@@ -71,20 +85,21 @@ export function clientFor(settings: ApiSettings, userAgent: string, onWriteDone?
     userAgent,
     rateLimitReserve: settings.rateLimitReserve,
     retryWindowMs: settings.retryWindowSeconds * 1000,
+    timeoutMs: settings.requestTimeoutSeconds * 1000,
     ...(onWriteDone ? { onWriteDone } : {}),
   });
 }
 
-/** A whole-number setting, 0 or more; a bad value names the setting and the command that sets it. */
+/** A whole-number setting, `minimum` (0) or more; a bad value names the setting and the command that sets it. */
 function wholeNumber(
   setting: string,
   value: string | undefined,
-  { unit, fallback, example }: { unit: string; fallback: number; example: number },
+  { unit, fallback, example, minimum = 0 }: { unit: string; fallback: number; example: number; minimum?: number },
 ): number {
   if (value === undefined || value.trim() === "") return fallback;
-  if (!/^\d+$/.test(value.trim())) {
+  if (!/^\d+$/.test(value.trim()) || Number(value.trim()) < minimum) {
     throw new Error(
-      `pulumi-proxy: proxy:${setting} must be a whole number of ${unit} (0 or more), got ${JSON.stringify(value)}. Run \`pulumi config set proxy:${setting} ${example}\` or remove it.`,
+      `pulumi-proxy: proxy:${setting} must be a whole number of ${unit} (${minimum} or more), got ${JSON.stringify(value)}. Run \`pulumi config set proxy:${setting} ${example}\` or remove it.`,
     );
   }
   return Number(value.trim());

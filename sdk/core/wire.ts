@@ -18,9 +18,12 @@ export type Settings = Required<
 > &
   Pick<ClientOptions, "maxRetries">;
 
+/** How long one attempt waits for its answer, unless the client or the call says otherwise. */
+export const ATTEMPT_TIMEOUT_MS_DEFAULT = 30_000;
+
 export function resolveOptions(options: ClientOptions): Settings {
   return {
-    timeoutMs: options.timeoutMs ?? 30_000,
+    timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS_DEFAULT,
     retryWindowMs: options.retryWindowMs ?? RETRY_WINDOW_MS_DEFAULT,
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
     retryAfterCapMs: options.retryAfterCapMs ?? 60_000,

@@ -57,6 +57,7 @@ describe("GetSchema", () => {
       apiKey: { type: "string", secret: true },
       rateLimitReserve: { type: "integer" },
       retryWindowSeconds: { type: "integer" },
+      requestTimeoutSeconds: { type: "integer" },
     });
   });
 

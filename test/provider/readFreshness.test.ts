@@ -16,7 +16,13 @@ describe("coalesced reads against the reference server", () => {
   beforeAll(async () => {
     server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
     outOfBand = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
-    const settings = { apiUrl: server.url, apiKey: server.rootKey, rateLimitReserve: 0, retryWindowSeconds: 120 };
+    const settings = {
+      apiUrl: server.url,
+      apiKey: server.rootKey,
+      rateLimitReserve: 0,
+      retryWindowSeconds: 120,
+      requestTimeoutSeconds: 30,
+    };
     context = contextFor(settings, "read-freshness-test", () => {});
   });
   afterAll(() => server?.close());

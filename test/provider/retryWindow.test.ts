@@ -41,3 +41,36 @@ describe("proxy:retryWindowSeconds", () => {
     );
   });
 });
+
+describe("proxy:requestTimeoutSeconds", () => {
+  it("bounds how long one request waits for an answer, then tries it again", async () => {
+    // An API that takes each connection and never answers, counting them.
+    const held: net.Socket[] = [];
+    const mute = net.createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => mute.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = mute.address() as net.AddressInfo;
+      configureWith({
+        ...DOWN,
+        "proxy:apiUrl": `http://127.0.0.1:${port}`,
+        "proxy:requestTimeoutSeconds": "1",
+        "proxy:retryWindowSeconds": "2",
+      });
+      const started = Date.now();
+      await expect(handlers.proxyUser.delete("pu_any", {})).rejects.toThrow(/no answer within 1000 ms/);
+      // Each attempt waited one second, not the default thirty, and the timeout was tried again.
+      expect(held.length).toBeGreaterThan(1);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      for (const socket of held) socket.destroy();
+      mute.close();
+    }
+  });
+
+  it("refuses 0, naming the least it takes", async () => {
+    configureWith({ ...DOWN, "proxy:requestTimeoutSeconds": "0" });
+    await expect(handlers.proxyUser.delete("pu_any", {})).rejects.toThrow(
+      /proxy:requestTimeoutSeconds must be a whole number of seconds \(1 or more\), got "0".*pulumi config set proxy:requestTimeoutSeconds 60/,
+    );
+  });
+});

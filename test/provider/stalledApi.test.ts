@@ -21,19 +21,24 @@ describe("a write the API took but never answered", () => {
     const { stack, server, api } = fixture;
     // A timed-out write is retried under its idempotency key while the retry window lasts (the SDK's
     // resilience test shows the replay); with no window left, the API stays silent to the provider.
-    await stack.setConfig("proxy:retryWindowSeconds", { value: "0" });
+    await stack.setAllConfig({
+      "proxy:retryWindowSeconds": { value: "0" },
+      "proxy:requestTimeoutSeconds": { value: "2" },
+    });
     server.injectFault({ method: "POST", path: "/v1/ips", kind: "hold", count: 1 });
     const failure = await stack.up().then(
       () => undefined,
       (error: Error) => error,
     );
     expect(failure, "the up must fail while the API does not answer").toBeDefined();
-    expect(String(failure?.message)).toMatch(/the API took the write but did not answer \(POST \/v1\/ips: no answer/);
+    expect(String(failure?.message)).toMatch(
+      /the API took the write but did not answer \(POST \/v1\/ips: no answer within 2000 ms/,
+    );
     expect(String(failure?.message)).toContain("so it may have landed. Run `pulumi up` again once the API answers");
     // It did land: the allocation exists and was charged, though the state does not know it yet.
     expect(server.control.snapshot().ips).toHaveLength(1);
     server.releaseHeldReplies();
-    await stack.removeConfig("proxy:retryWindowSeconds");
+    await stack.removeAllConfig(["proxy:retryWindowSeconds", "proxy:requestTimeoutSeconds"]);
 
     const again = await stack.up();
     expect(again.summary.resourceChanges).toMatchObject({ create: 1 });
