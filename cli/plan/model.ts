@@ -1,5 +1,6 @@
 import type { KeyDeadline } from "../../provider/apiKey/deadlines";
 import type { AccessEffects, CostItem } from "../../provider/review";
+import type { PolicySection } from "./policy";
 import type { PlanOp } from "./steps";
 
 export type { KeyDeadline } from "../../provider/apiKey/deadlines";
@@ -10,6 +11,7 @@ export type {
   UserAccessChange,
 } from "../../provider/review";
 export { SENSITIVE_SCOPES } from "../../provider/review";
+export type { PolicySection, PolicyViolation } from "./policy";
 export type AccessSection = AccessEffects;
 
 /**
@@ -31,6 +33,8 @@ export interface PlanJson {
   access: AccessSection;
   /** Keys whose scheduled rotation or expiry is within 7 days (or past), by the state before this plan. */
   keysDueSoon: KeyDeadline[];
+  /** Present when `--policy-pack` ran: the packs' verdicts, mandatory violations first. */
+  policy?: PolicySection;
 }
 
 export interface ResourceChange {

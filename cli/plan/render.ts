@@ -1,7 +1,7 @@
 import { formatDollars } from "../../contract/pricing";
 import { DUE_SOON_DAYS, describeDeadline } from "../../provider/apiKey/deadlines";
 import { formatValue } from "../format";
-import type { CeilingChange, CostItem, KeyAccessChange, PlanJson, ResourceChange } from "./model";
+import type { CeilingChange, CostItem, KeyAccessChange, PlanJson, PolicySection, ResourceChange } from "./model";
 
 /**
  * The plan in words, as plain text (a terminal) or Markdown (a PR comment, a job summary). Both are
@@ -149,8 +149,35 @@ function changeLines(change: ResourceChange, s: Style): string[] {
   return [header, ...properties, ...change.notes.map((note) => `${indent}${sentence(note)}`)];
 }
 
+/** The packs' verdicts, first in the plan: a mandatory violation is what stops the merge. */
+function policyLines(policy: PolicySection, s: Style): string[] {
+  const packs = policy.packs.map((pack) => s.code(pack.split(/[\\/]/).pop() ?? pack)).join(", ");
+  const mandatory = policy.violations.filter((v) => v.level === "mandatory").length;
+  const advisory = policy.violations.length - mandatory;
+  if (policy.violations.length === 0) {
+    return [s.heading("Policy"), "", `${s === MARKDOWN ? "✅ " : ""}No policy violations (${packs}).`];
+  }
+  const counts = [
+    mandatory > 0 ? `${mandatory} mandatory violation${mandatory === 1 ? "" : "s"}` : "",
+    advisory > 0 ? `${advisory} advisory` : "",
+  ].filter(Boolean);
+  const verdict =
+    mandatory > 0 ? "this change cannot be applied until they are fixed" : "advisory only, nothing blocks";
+  const flag = s === MARKDOWN ? (mandatory > 0 ? "⛔ " : "⚠️ ") : "";
+  return [
+    s.heading("Policy"),
+    "",
+    `${flag}${counts.join(", ")} (${packs}): ${verdict}.`,
+    "",
+    ...policy.violations.map(
+      (v) => `${s.bullet}${s.strong(v.level)} ${s.code(v.rule)} on ${s.code(v.resource)}: ${v.message}`,
+    ),
+  ];
+}
+
 function render(plan: PlanJson, s: Style): string {
   const lines = [headline(plan, s)];
+  if (plan.policy) lines.push("", ...policyLines(plan.policy, s));
   if (plan.hasChanges) {
     lines.push("", ...costLines(plan, s), "", ...accessLines(plan, s), "", s.heading("Changes"), "");
     for (const change of plan.changes) lines.push(...changeLines(change, s));

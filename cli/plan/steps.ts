@@ -1,5 +1,6 @@
 import type { EngineEvent, Stack, StepEventMetadata } from "@pulumi/pulumi/automation";
 import { shortType } from "../format";
+import { type PolicySection, policyCollector } from "./policy";
 
 /** How the engine shows a value that is known only after an apply, and how the plan prints it. */
 const ENGINE_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -96,9 +97,34 @@ export function stepCollector(): { onEvent: (event: EngineEvent) => void; steps:
   return { onEvent, steps: sorted };
 }
 
-/** Runs `pulumi preview` (with `--refresh` when asked) and returns the steps that change something. */
-export async function previewSteps(stack: Stack, refresh: boolean): Promise<PlannedStep[]> {
-  const collector = stepCollector();
-  await stack.preview({ refresh, onEvent: collector.onEvent });
-  return collector.steps();
+export interface PreviewOptions {
+  refresh: boolean;
+  /** Policy pack folders and their config files, as `pulumi preview --policy-pack(-config)` takes them. */
+  policyPacks: string[];
+  policyPackConfigs: string[];
+}
+
+/**
+ * Runs `pulumi preview` (with `--refresh` and the policy packs when asked) and returns the steps
+ * that change something, and the packs' verdicts when packs ran. A preview that failed only because
+ * a pack's mandatory rule did still yields its plan: the reviewer needs the changes and the verdict.
+ */
+export async function previewSteps(
+  stack: Stack,
+  options: PreviewOptions,
+): Promise<{ steps: PlannedStep[]; policy?: PolicySection }> {
+  const steps = stepCollector();
+  const policy = policyCollector();
+  const { refresh, policyPacks, policyPackConfigs } = options;
+  const onEvent = (event: EngineEvent) => {
+    steps.onEvent(event);
+    policy.onEvent(event);
+  };
+  const packs = policyPacks.length > 0 ? { policyPacks, policyPackConfigs } : {};
+  try {
+    await stack.preview({ refresh, onEvent, ...packs });
+  } catch (error) {
+    if (!policy.section(policyPacks).failed) throw error;
+  }
+  return { steps: steps.steps(), ...(policyPacks.length > 0 ? { policy: policy.section(policyPacks) } : {}) };
 }

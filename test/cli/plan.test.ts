@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PlanJson } from "../../cli/plan/model";
 import { type ExampleFixture, exampleFixture } from "../examples/harness";
@@ -152,6 +154,64 @@ describe("pulumi-proxy plan: changes and access, end to end on the gitops exampl
       expect(settled.stdout.trim()).toBe(`Plan for stack ${fixture.stackName}: no changes.`);
     },
   );
+
+  it("runs the example's policy pack: violations first, the rule and the fix named, exit 3; none once fixed", async () => {
+    // A pull request that raises a ceiling past the pack's 1000 GB and keeps two keys with
+    // billing:write and keys:write that the allow-list does not name: two mandatory rules broken.
+    await fixture.stack.setConfig("gitops:users", json({ ...AFTER.users, crawler: { dailyGb: 10, monthlyGb: 2000 } }));
+    await fixture.stack.setConfig("gitops:keys", json(AFTER.keys));
+    const pack = ["--policy-pack", "proxy-policy", "--policy-pack-config", "proxy-policy/policy-config.json"];
+    const broken = await runCli(planArgs(...pack, "--markdown"), env, fixture.dir);
+    expect(broken.code, broken.stderr).toBe(3);
+    const markdown = broken.stdout;
+    const policy = markdown.indexOf("### Policy");
+    expect(policy).toBeGreaterThan(0);
+    expect(policy).toBeLessThan(markdown.indexOf("### Cost"));
+    expect(markdown).toMatch(
+      /⛔ 3 mandatory violations, \d+ advisory \(`proxy-policy`\): this change cannot be applied/,
+    );
+    const lines = markdown.split("\n").filter((line) => /^- \*\*(mandatory|advisory)\*\*/.test(line));
+    expect(lines.slice(0, 3)).toEqual([
+      expect.stringMatching(
+        /^- \*\*mandatory\*\* `proxy-user-monthly-ceiling` on `crawler`: .*limits\.monthlyGb is 2000 GB; set it to at most 1000\./,
+      ),
+      expect.stringMatching(/^- \*\*mandatory\*\* `key-sensitive-scopes-allow-list` on `metrics`: .*keys:write/),
+      expect.stringMatching(
+        /^- \*\*mandatory\*\* `key-sensitive-scopes-allow-list` on `usage-reports`: .*billing:write/,
+      ),
+    ]);
+    expect(lines.slice(3).every((line) => line.startsWith("- **advisory**"))).toBe(true);
+    // The plan is whole all the same: the reviewer sees what the change would do.
+    expect(markdown).toMatch(/`acme-crawler` monthly ceiling \*\*\w+\*\*: .* → 2000 GB/);
+    expect(markdown).not.toContain(fixture.server.rootKey);
+
+    // Fixed: the ceiling within bounds, the keys back to reading; advisory rules off in this team's config.
+    await fixture.stack.setConfig("gitops:users", json({ ...AFTER.users, crawler: { dailyGb: 10, monthlyGb: 800 } }));
+    await fixture.stack.setConfig(
+      "gitops:keys",
+      json({ ...AFTER.keys, "usage-reports": { scopes: ["usage:read"] }, metrics: { remove: true } }),
+    );
+    const config = JSON.parse(fs.readFileSync(path.join(fixture.dir, "proxy-policy", "policy-config.json"), "utf8"));
+    for (const rule of Object.values(config) as { enforcementLevel: string }[]) {
+      if (rule.enforcementLevel === "advisory") rule.enforcementLevel = "disabled";
+    }
+    const strict = path.join(fixture.tempDir, "mandatory-only.json");
+    fs.writeFileSync(strict, JSON.stringify(config));
+    const clean = await runCli(
+      planArgs("--policy-pack", "proxy-policy", "--policy-pack-config", strict, "--json"),
+      env,
+      fixture.dir,
+    );
+    expect(clean.code, clean.stderr).toBe(2);
+    const plan = JSON.parse(clean.stdout) as PlanJson;
+    expect(plan.policy).toEqual({ packs: [path.join(fixture.dir, "proxy-policy")], violations: [], failed: false });
+    const text = await runCli(
+      planArgs("--policy-pack", "proxy-policy", "--policy-pack-config", strict),
+      env,
+      fixture.dir,
+    );
+    expect(text.stdout).toContain("No policy violations (proxy-policy).");
+  });
 
   it("exits 1 with a clear message for conflicting formats, a missing stack name or an unknown stack", async () => {
     const both = await runCli(planArgs("--json", "--markdown"), env);

@@ -142,6 +142,9 @@ describe("the gitops example in a repository of its own, set up from its README 
     expect(plan.outputs).toBe("exit-code=2\n");
     expect(plan.summary).toContain("## pulumi-proxy plan: prod");
     expect(plan.summary).toContain("`team-crawler` monthly ceiling **raised**: 400 GB → 800 GB");
+    // The example's policy pack ran in the preview: no mandatory rule broken, advice shown first.
+    expect(plan.summary).toMatch(/### Policy\n\n⚠️ \d+ advisory \(`proxy-policy`\): advisory only, nothing blocks\./);
+    expect(plan.summary.indexOf("### Policy")).toBeLessThan(plan.summary.indexOf("### Cost"));
     expect(plan.summary).not.toContain(server.rootKey);
   });
 

@@ -9,10 +9,10 @@ export interface CliResult {
 }
 
 /** The built command, as `npx pulumi-proxy` runs it: a child process with the stack's environment. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>, cwd = REPO_ROOT): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), ...args], {
-      cwd: REPO_ROOT,
+      cwd,
       env,
     });
     let stdout = "";
