@@ -22,20 +22,37 @@ const USAGE = `usage: pulumi-proxy server [options]     (in a clone of the repos
   --propagation-delay-ms <ms> how long an enable, limit or delete takes to reach the gateway (default 2000)
   --gateway-rate-limit <n>   new gateway requests per second per proxy user (default 100)
   --gateway-allow-host <h>   also forward to this host besides loopback (repeatable)
+  --gateway-failed-logins-per-user <n>
+                             failed logins per minute per username before 429 (default 20)
+  --gateway-failed-logins-per-address <n>
+                             failed logins per minute per client address before 429 (default 200)
+  --gateway-max-open <n>     requests and tunnels one proxy user may have open at once (default 1000)
+  --gateway-tunnel-idle-ms <ms>
+                             close a tunnel that carried nothing for this long (default 300000)
   --log                      one line per request on stderr (never a secret)
   --help                     this text`;
 
-function numberFlag(values: Record<string, unknown>, name: string, check: (n: number) => boolean): number | undefined {
+/** What a flag takes: the check, and its words for the error. */
+interface Bound {
+  check: (n: number) => boolean;
+  expected: string;
+}
+
+function numberFlag(values: Record<string, unknown>, name: string, bound: Bound): number | undefined {
   const raw = values[name];
   if (raw === undefined) return undefined;
   const value = Number(raw);
-  if (typeof raw !== "string" || raw.trim() === "" || !check(value))
-    throw new Error(`--${name}: invalid value ${String(raw)}`);
+  if (typeof raw !== "string" || raw.trim() === "" || !bound.check(value))
+    throw new Error(`--${name}: invalid value ${String(raw)}; expected ${bound.expected}`);
   return value;
 }
 
-const isRate = (n: number): boolean => n >= 0 && n <= 1;
 const isCount = (n: number): boolean => Number.isSafeInteger(n) && n >= 0;
+const RATE: Bound = { check: (n) => n >= 0 && n <= 1, expected: "a number from 0 to 1" };
+const COUNT: Bound = { check: isCount, expected: "a whole number, 0 or more" };
+const POSITIVE: Bound = { check: (n) => isCount(n) && n >= 1, expected: "a whole number, 1 or more" };
+const PORT: Bound = { check: (n) => isCount(n) && n <= 65535, expected: "a port, 0 to 65535" };
+const CENTS: Bound = { check: Number.isSafeInteger, expected: "a whole number of cents" };
 
 export function parseCli(argv: string[]): ReferenceServerOptions | "help" {
   const { values } = parseArgs({
@@ -58,6 +75,10 @@ export function parseCli(argv: string[]): ReferenceServerOptions | "help" {
       "propagation-delay-ms": { type: "string" },
       "gateway-rate-limit": { type: "string" },
       "gateway-allow-host": { type: "string", multiple: true },
+      "gateway-failed-logins-per-user": { type: "string" },
+      "gateway-failed-logins-per-address": { type: "string" },
+      "gateway-max-open": { type: "string" },
+      "gateway-tunnel-idle-ms": { type: "string" },
       log: { type: "boolean" },
       help: { type: "boolean" },
     },
@@ -67,21 +88,21 @@ export function parseCli(argv: string[]): ReferenceServerOptions | "help" {
   const setFault = <K extends keyof FaultOptions>(key: K, value: FaultOptions[K] | undefined): void => {
     if (value !== undefined) faults[key] = value;
   };
-  setFault("errorRate", numberFlag(values, "fault-rate", isRate));
-  setFault("dropRate", numberFlag(values, "drop-rate", isRate));
-  setFault("afterCommitRate", numberFlag(values, "after-commit-rate", isRate));
-  setFault("latencyMs", numberFlag(values, "latency-ms", isCount));
-  setFault("latencyRate", numberFlag(values, "latency-rate", isRate));
-  setFault("seed", numberFlag(values, "fault-seed", isCount));
+  setFault("errorRate", numberFlag(values, "fault-rate", RATE));
+  setFault("dropRate", numberFlag(values, "drop-rate", RATE));
+  setFault("afterCommitRate", numberFlag(values, "after-commit-rate", RATE));
+  setFault("latencyMs", numberFlag(values, "latency-ms", COUNT));
+  setFault("latencyRate", numberFlag(values, "latency-rate", RATE));
+  setFault("seed", numberFlag(values, "fault-seed", COUNT));
   const options: ReferenceServerOptions = {
     host: values.host ?? "127.0.0.1",
-    port: numberFlag(values, "port", (n) => isCount(n) && n <= 65535) ?? 8787,
+    port: numberFlag(values, "port", PORT) ?? 8787,
     faults,
   };
   if (values["root-key"] !== undefined) options.rootKey = values["root-key"];
-  const rateLimit = numberFlag(values, "rate-limit", (n) => isCount(n) && n >= 1);
+  const rateLimit = numberFlag(values, "rate-limit", POSITIVE);
   if (rateLimit !== undefined) options.rateLimitPerMinute = rateLimit;
-  const balance = numberFlag(values, "balance", Number.isSafeInteger);
+  const balance = numberFlag(values, "balance", CENTS);
   if (balance !== undefined) options.balanceCents = balance;
   if (values["state-file"] !== undefined) options.stateFile = values["state-file"];
   options.gateway = gatewayOptions(values, options.port ?? 8787);
@@ -90,15 +111,27 @@ export function parseCli(argv: string[]): ReferenceServerOptions | "help" {
 }
 
 function gatewayOptions(values: Record<string, unknown>, apiPort: number): GatewayOptions {
-  const port = numberFlag(values, "gateway-port", (n) => isCount(n) && n <= 65535);
+  const port = numberFlag(values, "gateway-port", PORT);
   // Beside the API by default; with an ephemeral API port, an ephemeral gateway port too, so parallel runs never collide.
   const gateway: GatewayOptions = { port: port ?? (apiPort === 0 || apiPort === 65535 ? 0 : apiPort + 1) };
-  const delay = numberFlag(values, "propagation-delay-ms", isCount);
+  const delay = numberFlag(values, "propagation-delay-ms", COUNT);
   if (delay !== undefined) gateway.propagationDelayMs = delay;
-  const perSecond = numberFlag(values, "gateway-rate-limit", (n) => isCount(n) && n >= 1);
+  const perSecond = numberFlag(values, "gateway-rate-limit", POSITIVE);
   if (perSecond !== undefined) gateway.requestsPerSecond = perSecond;
   const hosts = values["gateway-allow-host"];
   if (Array.isArray(hosts) && hosts.length > 0) gateway.allowedHosts = hosts.map(String);
+  const perUsername = numberFlag(values, "gateway-failed-logins-per-user", POSITIVE);
+  const perAddress = numberFlag(values, "gateway-failed-logins-per-address", POSITIVE);
+  if (perUsername !== undefined || perAddress !== undefined) {
+    gateway.failedLogins = {
+      ...(perUsername !== undefined ? { perUsername } : {}),
+      ...(perAddress !== undefined ? { perAddress } : {}),
+    };
+  }
+  const maxOpen = numberFlag(values, "gateway-max-open", POSITIVE);
+  if (maxOpen !== undefined) gateway.maxOpenPerUser = maxOpen;
+  const idleMs = numberFlag(values, "gateway-tunnel-idle-ms", POSITIVE);
+  if (idleMs !== undefined) gateway.tunnelIdleTimeoutMs = idleMs;
   return gateway;
 }
 

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -129,7 +130,63 @@ describe("command line", () => {
     ).toMatchObject({
       gateway: { port: 9100, propagationDelayMs: 0, requestsPerSecond: 5000, allowedHosts: ["a.test", "b.test"] },
     });
+    expect(
+      parseCli([
+        "--gateway-failed-logins-per-user",
+        "3",
+        "--gateway-failed-logins-per-address",
+        "30",
+        "--gateway-max-open",
+        "4",
+        "--gateway-tunnel-idle-ms",
+        "1500",
+      ]),
+    ).toMatchObject({
+      gateway: { failedLogins: { perUsername: 3, perAddress: 30 }, maxOpenPerUser: 4, tunnelIdleTimeoutMs: 1500 },
+    });
     expect(parseCli(["--help"])).toBe("help");
+  });
+
+  it("hands the gateway's flags to the gateway it starts: failed logins per username, on raw sockets", async () => {
+    const cli = resolve(__dirname, "..", "..", "dist", "server", "cli.js");
+    const child = spawn(process.execPath, [cli, "--port", "0", "--gateway-failed-logins-per-user", "2"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      let output = "";
+      const gateway = await new Promise<URL>((done, fail) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          output += chunk.toString("utf8");
+          const found = /gateway listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(output)?.[1];
+          if (found) done(new URL(found));
+        });
+        child.once("exit", (code) => fail(new Error(`exited early with ${String(code)}: ${output}`)));
+      });
+      // A wrong password for the same username, each on its own connection (a refusal closes it).
+      const statusOf = () =>
+        new Promise<string>((done, fail) => {
+          const socket = net.connect(Number(gateway.port), gateway.hostname, () => {
+            const credentials = Buffer.from("ghost:wrong").toString("base64");
+            socket.write(
+              `GET http://127.0.0.1:9/ HTTP/1.1\r\nHost: 127.0.0.1:9\r\nProxy-Authorization: Basic ${credentials}\r\n\r\n`,
+            );
+          });
+          let answer = "";
+          socket.on("data", (chunk) => {
+            answer += chunk.toString("latin1");
+            if (answer.includes("\r\n")) {
+              done(answer.split("\r\n")[0] ?? "");
+              socket.destroy();
+            }
+          });
+          socket.once("error", fail);
+        });
+      const statuses = [await statusOf(), await statusOf(), await statusOf()];
+      // The default is 20 a minute; with the flag the third attempt is already held back.
+      expect(statuses.map((line) => line.split(" ")[1])).toEqual(["407", "407", "429"]);
+    } finally {
+      child.kill("SIGTERM");
+    }
   });
 
   // The global setup compiles the package, so the standalone entry point runs exactly as `npm run server` does.
@@ -176,6 +233,10 @@ describe("command line", () => {
     expect(() => parseCli(["--rate-limit", "0"])).toThrow(/rate-limit/);
     expect(() => parseCli(["--gateway-rate-limit", "0"])).toThrow(/gateway-rate-limit/);
     expect(() => parseCli(["--propagation-delay-ms", "-1"])).toThrow(/propagation-delay-ms/);
+    expect(() => parseCli(["--gateway-max-open", "0"])).toThrow(
+      "--gateway-max-open: invalid value 0; expected a whole number, 1 or more",
+    );
+    expect(() => parseCli(["--gateway-tunnel-idle-ms", "soon"])).toThrow(/gateway-tunnel-idle-ms/);
     expect(() => parseCli(["--colour"])).toThrow();
   });
 });
