@@ -3,21 +3,31 @@ import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * Long files first, so that none starts last and runs alone while the other worker idles. Vitest
- * orders by the durations it cached from the last run, and without that cache (a fresh clone, CI)
- * by file size, which put the README files, a few lines each and minutes long, at the very end.
- * These folders go first, in this order; within one, Vitest's own order.
+ * Longest files first, so that none starts last and runs alone while the other worker idles. A
+ * file's length is its duration in Vitest's cache of the last run; without one (a fresh clone, CI,
+ * a new file) it is its folder's typical length: README and example files take a minute or more,
+ * engine tests in the CLI, native and provider folders tens of seconds, the rest seconds. Vitest's
+ * own order ranks a file without a cached duration by size, which put the README files, a few
+ * lines each and minutes long, at the very end.
  */
-const LONG_FIRST = ["test/docs/", "test/examples/", "test/cli/", "test/provider/"];
+const TYPICAL_SECONDS: [folder: string, seconds: number][] = [
+  ["test/docs/", 60],
+  ["test/examples/", 40],
+  ["test/cli/", 40],
+  ["test/native/", 25],
+  ["test/provider/", 15],
+  ["test/foundation/", 6],
+];
 
 class LongFilesFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const rank = (file: TestSpecification) => {
+    const expectedMs = (file: TestSpecification) => {
       const relative = path.relative(this.ctx.config.root, file.moduleId).split(path.sep).join("/");
-      const index = LONG_FIRST.findIndex((folder) => relative.startsWith(folder));
-      return index === -1 ? LONG_FIRST.length : index;
+      const cached = this.ctx.cache.getFileTestResults(`${file.project.name}:${relative}`)?.duration;
+      if (cached !== undefined) return cached;
+      return (TYPICAL_SECONDS.find(([folder]) => relative.startsWith(folder))?.[1] ?? 1) * 1000;
     };
-    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+    return (await super.sort(files)).sort((a, b) => expectedMs(b) - expectedMs(a));
   }
 }
 
