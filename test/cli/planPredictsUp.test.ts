@@ -100,6 +100,12 @@ describe("pulumi-proxy plan predicts exactly what up does and charges", () => {
       const priced = predicted.cost.items.filter((item) => item.amountCents > 0 && !item.willBeRefused);
       expect(priced.map((item) => item.amountCents).sort(), context).toEqual(charged.map((c) => c.amount_cents).sort());
 
+      // The swaps, free ones included: the plan lists a replacement exactly where up swaps an address.
+      if (!done.failed) {
+        const swaps = predicted.cost.items.filter((item) => item.kind === "replacement").map((item) => item.name);
+        expect(swaps.sort(), context).toEqual(after.addressesSwappedSince(before));
+      }
+
       // Access: rotations, keys made and revoked, logins enabled or disabled, ceilings.
       const rotated = predicted.access.keys.filter((k) => k.change === "rotated").map((k) => k.name);
       expect(rotated.sort(), context).toEqual(after.keysRotatedSince(before));

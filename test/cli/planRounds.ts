@@ -167,6 +167,8 @@ export class Observed {
     readonly users: Users,
     readonly keyHints: Map<string, string>,
     readonly charges: BillingCharge[],
+    /** Each allocation's address, by allocation id, as the API holds it. */
+    readonly addresses: Map<string, string>,
   ) {}
 
   id(name: string): string {
@@ -198,6 +200,14 @@ export class Observed {
       .sort();
   }
 
+  /** Allocations (by resource name) whose address the API swapped in place since `before`. */
+  addressesSwappedSince(before: Observed): string[] {
+    return [...this.state.entries()]
+      .filter(([, r]) => before.addresses.has(r.id) && this.addresses.get(r.id) !== before.addresses.get(r.id))
+      .map(([name]) => name)
+      .sort();
+  }
+
   userEnabled(name: string): boolean | undefined {
     return this.users.get(this.id(name))?.enabled;
   }
@@ -216,7 +226,8 @@ export async function observe(api: ProxyClient, stack: Stack): Promise<Observed>
   );
   const users: Users = new Map((await all(api.proxyUsers.list())).map((user) => [user.id, user]));
   const keyHints = new Map((await all(api.keys.list())).map((key) => [key.id, key.secret_hint]));
-  return new Observed(state, users, keyHints, await all(api.billing.charges()));
+  const addresses = new Map((await all(api.ips.list())).map((allocation) => [allocation.id, allocation.ip]));
+  return new Observed(state, users, keyHints, await all(api.billing.charges()), addresses);
 }
 
 async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
