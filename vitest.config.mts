@@ -35,6 +35,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/globalSetup.ts"],
+    setupFiles: ["test/deferModules.setup.ts"],
     sequence: { sequencer: LongFilesFirst },
     // Engine tests drive the real CLI through several up/preview/destroy rounds; a loaded 2-core machine needs room.
     testTimeout: 300_000,
