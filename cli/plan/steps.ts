@@ -116,15 +116,25 @@ export async function previewSteps(
   const steps = stepCollector();
   const policy = policyCollector();
   const { refresh, policyPacks, policyPackConfigs } = options;
+  // A resource's own error (a check that failed, say) makes a plan that is not whole: never hidden.
+  let resourceFailed = false;
   const onEvent = (event: EngineEvent) => {
     steps.onEvent(event);
     policy.onEvent(event);
+    const diagnostic = event.diagnosticEvent;
+    if (
+      diagnostic?.severity === "error" &&
+      diagnostic.urn &&
+      !IGNORED_TYPES.test(diagnostic.urn.split("::")[2] ?? "")
+    ) {
+      resourceFailed = true;
+    }
   };
   const packs = policyPacks.length > 0 ? { policyPacks, policyPackConfigs } : {};
   try {
     await stack.preview({ refresh, onEvent, ...packs });
   } catch (error) {
-    if (!policy.section(policyPacks).failed) throw error;
+    if (resourceFailed || !policy.section(policyPacks).failed) throw error;
   }
   return { steps: steps.steps(), ...(policyPacks.length > 0 ? { policy: policy.section(policyPacks) } : {}) };
 }
