@@ -186,6 +186,15 @@ describe("pulumi-proxy plan: changes and access, end to end on the gitops exampl
     expect(markdown).toMatch(/`acme-crawler` monthly ceiling \*\*\w+\*\*: .* → 2000 GB/);
     expect(markdown).not.toContain(fixture.server.rootKey);
 
+    // A resource's own error beside the violations is not a verdict: the plan fails with that error.
+    await fixture.stack.setConfig(
+      "gitops:users",
+      json({ ...AFTER.users, crawler: { dailyGb: 3000, monthlyGb: 2000 } }),
+    );
+    const invalid = await runCli(planArgs(...pack), env, fixture.dir);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/crawler[\s\S]*dailyGb/);
+
     // Fixed: the ceiling within bounds, the keys back to reading; advisory rules off in this team's config.
     await fixture.stack.setConfig("gitops:users", json({ ...AFTER.users, crawler: { dailyGb: 10, monthlyGb: 800 } }));
     await fixture.stack.setConfig(
