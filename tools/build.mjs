@@ -19,7 +19,18 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-export const SOURCE_DIRS = ["contract", "sdk", "provider", "policy", "server", "tools", "demo", "cli", "bench"];
+export const SOURCE_DIRS = [
+  "contract",
+  "sdk",
+  "provider",
+  "policy",
+  "server",
+  "tools",
+  "demo",
+  "cli",
+  "bench",
+  "native-sdk",
+];
 const SOURCE_FILES = ["tsconfig.json", "tsconfig.build.json", "package.json", "package-lock.json"];
 export const STAMP = path.join(repoRoot, "dist", ".build-stamp");
 
@@ -29,7 +40,8 @@ export const STAMP = path.join(repoRoot, "dist", ".build-stamp");
  * @param {string} dir @returns {number}
  */
 function newestIn(dir) {
-  let newest = fs.statSync(dir).mtimeMs;
+  let newest = fs.statSync(dir, { throwIfNoEntry: false })?.mtimeMs;
+  if (newest === undefined) return 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestIn(full));
@@ -59,8 +71,35 @@ export function build({ forPack = false } = {}) {
   const tsc = path.join(repoRoot, "node_modules", "typescript", "bin", "tsc");
   const args = [tsc, "-p", "tsconfig.build.json", ...(forPack ? ["--sourceMap", "false"] : [])];
   execFileSync(process.execPath, args, { cwd: repoRoot, stdio: "inherit" });
+  buildNodeSdk(tsc, forPack);
   fs.writeFileSync(STAMP, "");
   fs.utimesSync(STAMP, stampTime, stampTime);
+}
+
+/**
+ * The generated Node SDK (`pulumi-proxy/native`) compiles with the tsconfig its generator wrote, as
+ * upstream builds its SDKs, and gets the manifest it reads its version from (the plugin version its
+ * resources ask the engine for), with this package's version in place of the generator's placeholder.
+ * @param {string} tsc @param {boolean} forPack
+ */
+function buildNodeSdk(tsc, forPack) {
+  const VERSION_PLACEHOLDER = ["$", "{VERSION}"].join("");
+  const source = path.join(repoRoot, "native-sdk", "nodejs");
+  const target = path.join(repoRoot, "dist", "native-sdk", "nodejs");
+  // Only `npm run gen-sdks` on a checkout without the generated code gets here without it.
+  if (!fs.existsSync(source)) return process.stderr.write("[build] no native-sdk/nodejs yet: run npm run gen-sdks\n");
+  const args = [
+    tsc,
+    "-p",
+    source,
+    "--outDir",
+    target,
+    ...(forPack ? ["--sourceMap", "false", "--declarationMap", "false"] : []),
+  ];
+  execFileSync(process.execPath, args, { cwd: repoRoot, stdio: "inherit" });
+  const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
+  const manifest = fs.readFileSync(path.join(source, "package.json"), "utf8").replace(VERSION_PLACEHOLDER, version);
+  fs.writeFileSync(path.join(target, "package.json"), manifest);
 }
 
 /** @param {{ verbose?: boolean }} [options] */

@@ -111,5 +111,14 @@ export async function packageSchema(version: string): Promise<Record<string, unk
     provider: { inputProperties: config },
     resources,
     types,
+    language: SDK_PACKAGES,
   };
 }
+
+/**
+ * Where each generated SDK lives. Node: inside this package, so a program needs nothing else, and the
+ * code `pulumi import` writes imports it from there.
+ */
+const SDK_PACKAGES = {
+  nodejs: { packageName: "pulumi-proxy/native" },
+};

@@ -2,29 +2,14 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import * as pulumi from "@pulumi/pulumi";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
+// The generated SDK, as a user's program imports it: the package's own export, compiled from native-sdk/.
+import * as proxy from "pulumi-proxy/native";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type ProviderFixture, providerFixture } from "../support/fixture";
 import { exportedStateAsUserSeesIt, REPO_ROOT } from "../support/pulumi";
 
 const exec = promisify(execFile);
-
-/** Thin classes over the native resources (a generated SDK comes later); the outputs read back are declared. */
-class ProxyUser extends pulumi.CustomResource {
-  declare readonly proxyUserId: pulumi.Output<string>;
-  declare readonly password: pulumi.Output<string | null>;
-  constructor(name: string, args: Record<string, unknown>) {
-    super("proxy:index:ProxyUser", name, { proxyUserId: undefined, password: undefined, ...args });
-  }
-}
-
-class ApiKey extends pulumi.CustomResource {
-  declare readonly secret: pulumi.Output<string | null>;
-  constructor(name: string, args: Record<string, unknown>) {
-    super("proxy:index:ApiKey", name, { secret: undefined, ...args });
-  }
-}
 
 /** What the program declares; tests change it between runs. */
 const declared = { userName: "scraper", importedUser: undefined as string | undefined, importedKey: false };
@@ -61,9 +46,9 @@ describe("the native proxy provider through the Pulumi CLI", () => {
 
   beforeAll(async () => {
     fixture = await providerFixture(async () => {
-      const user = new ProxyUser("scraper", { name: declared.userName, limits: { dailyGb: 5 } });
-      if (declared.importedUser) new ProxyUser("legacy", { name: declared.importedUser });
-      if (declared.importedKey) new ApiKey("ci", { name: "ci-usage", scopes: ["usage:read"] });
+      const user = new proxy.ProxyUser("scraper", { name: declared.userName, limits: { dailyGb: 5 } });
+      if (declared.importedUser) new proxy.ProxyUser("legacy", { name: declared.importedUser });
+      if (declared.importedKey) new proxy.ApiKey("ci", { name: "ci-usage", scopes: ["usage:read"] });
       return { userId: user.proxyUserId, password: user.password };
     });
     // As a user would: the documented command, into this stack's own Pulumi home. Plugins on PATH are
@@ -121,16 +106,21 @@ describe("the native proxy provider through the Pulumi CLI", () => {
   it("imports a user and a key made through the API; the next preview has no changes", async () => {
     const legacy = await fixture.api.proxyUsers.create({ name: "legacy" });
     const key = await fixture.api.keys.create({ name: "ci-usage", scopes: ["usage:read"] });
-    // Code generation needs the language host's GenerateProgram, which is being added elsewhere.
+    const code = path.join(fixture.tempDir, "legacy.ts");
     await pulumiCli([
       "import",
       "proxy:index:ProxyUser",
       "legacy",
       legacy.id,
       "--yes",
-      "--generate-code=false",
+      "--out",
+      code,
       "--protect=false",
     ]);
+    // The code it writes is the program's language, over the SDK this package ships.
+    const written = fs.readFileSync(code, "utf8");
+    expect(written).toContain('import * as proxy from "pulumi-proxy/native";');
+    expect(written).toMatch(/const legacy = new proxy\.ProxyUser\("legacy", \{[\s\S]*\bname: "legacy",\n\}\);/);
     const file = path.join(fixture.tempDir, "import.json");
     fs.writeFileSync(file, JSON.stringify({ resources: [{ type: "proxy:index:ApiKey", name: "ci", id: key.id }] }));
     const imported = await pulumiCli(["import", "--file", file, "--yes", "--generate-code=false", "--protect=false"]);

@@ -10,12 +10,9 @@ import { createTestStack, type TestStack } from "../support/pulumi";
 
 const exec = promisify(execFile);
 
-/** A JavaScript program of a user who has only the installed package, declaring a native resource. */
-const PROGRAM = `const pulumi = require("@pulumi/pulumi");
-const user = new pulumi.CustomResource("proxy:index:ProxyUser", "scraper", {
-  name: "scraper",
-  proxyUserId: undefined,
-});
+/** A JavaScript program of a user who has only the installed package: the generated SDK it ships. */
+const PROGRAM = `const proxy = require("pulumi-proxy/native");
+const user = new proxy.ProxyUser("scraper", { name: "scraper", limits: { dailyGb: 2 } });
 exports.userId = user.proxyUserId;
 `;
 
@@ -69,7 +66,7 @@ describe("the native provider, installed from the tarball outside the repository
     const result = await harness.stack.up();
     const userId = String(result.outputs.userId?.value);
     const api = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
-    expect((await api.proxyUsers.get(userId)).name).toBe("scraper");
+    expect(await api.proxyUsers.get(userId)).toMatchObject({ name: "scraper", limits: { daily_gb: 2 } });
     expect((await harness.stack.preview()).changeSummary).toEqual({ same: 2 });
     await harness.stack.destroy();
     const left = [];
