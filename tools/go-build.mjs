@@ -161,8 +161,20 @@ export async function fromGoBuild(version, binDir) {
   fs.renameSync(`${target}.partial`, target);
 }
 
+/** Upstream's run harness for Python programs, from the pinned sdk module (sdk/python/cmd). */
+const PYTHON_HARNESS = "pulumi-language-python-exec";
+
+/** @param {string} existing @param {string} linked */
+function linkOnce(existing, linked) {
+  if (!fs.existsSync(linked)) fs.linkSync(existing, linked);
+}
+
+/** The one host binary serves the language it is started as (main.go says how). */
+export const LANGUAGE_HOSTS = ["pulumi-language-nodejs", "pulumi-language-python"];
+
 /**
- * Builds this checkout's language host next to a hard link of the shared pulumi binary.
+ * Builds this checkout's language host next to a hard link of the shared pulumi binary, under each
+ * name of LANGUAGE_HOSTS, with Python's run harness beside it as upstream's CLI ships it.
  * @param {string} version @param {string} coreBinDir @returns {Promise<string>} the bin folder to use
  */
 export async function languageHostBin(version, coreBinDir) {
@@ -196,8 +208,19 @@ export async function languageHostBin(version, coreBinDir) {
     );
     fs.renameSync(`${host}.partial`, host);
   }
-  const linked = path.join(hostBin, "pulumi");
-  if (!fs.existsSync(linked)) fs.linkSync(path.join(coreBinDir, "pulumi"), linked);
+  for (const name of LANGUAGE_HOSTS.slice(1)) linkOnce(host, path.join(hostBin, name));
+  const harness = path.join(hostBin, PYTHON_HARNESS);
+  if (!fs.existsSync(harness)) {
+    const sdkDir = execFileSync("go", ["list", "-m", "-f", "{{.Dir}}", "github.com/pulumi/pulumi/sdk/v3"], {
+      cwd: path.join(versionDir, "build"),
+      env: goEnv(versionDir),
+      encoding: "utf8",
+    }).trim();
+    fs.copyFileSync(path.join(sdkDir, "python", "cmd", PYTHON_HARNESS), `${harness}.partial`);
+    fs.chmodSync(`${harness}.partial`, 0o755);
+    fs.renameSync(`${harness}.partial`, harness);
+  }
+  linkOnce(path.join(coreBinDir, "pulumi"), path.join(hostBin, "pulumi"));
   return hostBin;
 }
 

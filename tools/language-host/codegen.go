@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	hclsyntax "github.com/pulumi/pulumi/pkg/v3/codegen/hcl2/syntax"
-	codegen "github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
@@ -22,13 +20,18 @@ import (
 
 // The code generators are the ones of the pkg module the CLI itself is built from, so `pulumi
 // package gen-sdk`, `pulumi import` and `pulumi convert` write what the same CLI version upstream
-// would. Every call gets the address of a schema loader served by the CLI.
+// would. Every call gets the address of a schema loader served by the CLI. One language's generators
+// (generators_nodejs.go, python.go) plug into the three calls below.
+type generators struct {
+	pkg     func(pkg *schema.Package, req *pulumirpc.GeneratePackageRequest, loader schema.ReferenceLoader) (map[string][]byte, error)
+	program func(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, error)
+	project func(req *pulumirpc.GenerateProjectRequest, project workspace.Project, program *pcl.Program) error
+	// Node.js code prefers the output-versioned form of invokes.
+	bindOptions []pcl.BindOption
+}
 
-// The runtime the generated code targets ("nodejs", as opposed to upstream's "bun").
-const generatedRuntime = "nodejs"
-
-// GeneratePackage writes a Node.js SDK for a package schema (`pulumi package gen-sdk`).
-func (h *host) GeneratePackage(_ context.Context, req *pulumirpc.GeneratePackageRequest) (*pulumirpc.GeneratePackageResponse, error) {
+// generatePackage writes an SDK for a package schema (`pulumi package gen-sdk`).
+func (g generators) generatePackage(req *pulumirpc.GeneratePackageRequest) (*pulumirpc.GeneratePackageResponse, error) {
 	loader, closeLoader, err := schemaLoader(req.GetLoaderTarget())
 	if err != nil {
 		return nil, err
@@ -46,8 +49,7 @@ func (h *host) GeneratePackage(_ context.Context, req *pulumirpc.GeneratePackage
 	if diags.HasErrors() {
 		return &pulumirpc.GeneratePackageResponse{Diagnostics: rpcDiagnostics(diags)}, nil
 	}
-	files, err := codegen.GeneratePackage("pulumi-language-nodejs", pkg, req.GetExtraFiles(),
-		req.GetLocalDependencies(), req.GetLocal(), loader)
+	files, err := g.pkg(pkg, req, loader)
 	if err != nil {
 		return nil, err
 	}
@@ -63,8 +65,8 @@ func (h *host) GeneratePackage(_ context.Context, req *pulumirpc.GeneratePackage
 	return &pulumirpc.GeneratePackageResponse{Diagnostics: rpcDiagnostics(diags)}, nil
 }
 
-// GenerateProgram turns PCL into TypeScript source (`pulumi import`, `pulumi convert` per file).
-func (h *host) GenerateProgram(_ context.Context, req *pulumirpc.GenerateProgramRequest) (*pulumirpc.GenerateProgramResponse, error) {
+// generateProgram turns PCL into source (`pulumi import`, `pulumi convert` per file).
+func (g generators) generateProgram(req *pulumirpc.GenerateProgramRequest) (*pulumirpc.GenerateProgramResponse, error) {
 	loader, closeLoader, err := schemaLoader(req.GetLoaderTarget())
 	if err != nil {
 		return nil, err
@@ -80,7 +82,7 @@ func (h *host) GenerateProgram(_ context.Context, req *pulumirpc.GenerateProgram
 			return &pulumirpc.GenerateProgramResponse{Diagnostics: rpcDiagnostics(parser.Diagnostics)}, nil
 		}
 	}
-	program, diags, err := pcl.BindProgram(parser.Files, loader, bindOptions(req.GetStrict())...)
+	program, diags, err := pcl.BindProgram(parser.Files, loader, g.bind(req.GetStrict())...)
 	if err != nil {
 		return nil, err
 	}
@@ -90,22 +92,22 @@ func (h *host) GenerateProgram(_ context.Context, req *pulumirpc.GenerateProgram
 	if program == nil {
 		return nil, errors.New("the PCL program bound without errors but came back empty")
 	}
-	files, genDiags, err := codegen.GenerateProgramWithOptions(program, codegen.ProgramOptions{Runtime: generatedRuntime})
+	files, genDiags, err := g.program(program)
 	if err != nil {
 		return nil, err
 	}
 	return &pulumirpc.GenerateProgramResponse{Source: files, Diagnostics: rpcDiagnostics(append(diags, genDiags...))}, nil
 }
 
-// GenerateProject writes a whole TypeScript project from a folder of PCL (`pulumi convert`).
-func (h *host) GenerateProject(_ context.Context, req *pulumirpc.GenerateProjectRequest) (*pulumirpc.GenerateProjectResponse, error) {
+// generateProject writes a whole project from a folder of PCL (`pulumi convert`).
+func (g generators) generateProject(req *pulumirpc.GenerateProjectRequest) (*pulumirpc.GenerateProjectResponse, error) {
 	loader, closeLoader, err := schemaLoader(req.GetLoaderTarget())
 	if err != nil {
 		return nil, err
 	}
 	defer closeLoader()
 
-	program, diags, err := pcl.BindDirectory(req.GetSourceDirectory(), loader, bindOptions(req.GetStrict())...)
+	program, diags, err := pcl.BindDirectory(req.GetSourceDirectory(), loader, g.bind(req.GetStrict())...)
 	if err != nil {
 		return nil, err
 	}
@@ -116,9 +118,7 @@ func (h *host) GenerateProject(_ context.Context, req *pulumirpc.GenerateProject
 	if err := json.Unmarshal([]byte(req.GetProject()), &project); err != nil {
 		return nil, fmt.Errorf("the project sent by the engine is not valid JSON: %w", err)
 	}
-	err = codegen.GenerateProject(req.GetTargetDirectory(), project, program, req.GetLocalDependencies(),
-		false /* forceTsc: only upstream's conformance tests want it */, generatedRuntime)
-	if err != nil {
+	if err := g.project(req, project, program); err != nil {
 		return nil, err
 	}
 	return &pulumirpc.GenerateProjectResponse{Diagnostics: rpcDiagnostics(diags)}, nil
@@ -132,10 +132,9 @@ func schemaLoader(target string) (schema.ReferenceLoader, func(), error) {
 	return schema.NewCachedLoader(client), func() { _ = client.Close() }, nil
 }
 
-// Node.js code prefers the output-versioned form of invokes; a non-strict bind lets `pulumi
-// import` refer to parents and providers it does not declare.
-func bindOptions(strict bool) []pcl.BindOption {
-	options := []pcl.BindOption{pcl.PreferOutputVersionedInvokes}
+// A non-strict bind lets `pulumi import` refer to parents and providers it does not declare.
+func (g generators) bind(strict bool) []pcl.BindOption {
+	options := append([]pcl.BindOption{}, g.bindOptions...)
 	if !strict {
 		options = append(options, pcl.NonStrictBindOptions()...)
 	}

@@ -1,8 +1,9 @@
-// pulumi-language-nodejs for machines that cannot download the Pulumi CLI.
+// pulumi-language-nodejs and pulumi-language-python for machines that cannot download the Pulumi CLI.
 //
-// Upstream's language host lives in a Go module that the module proxy does not serve, so the
-// provisioning script builds this one instead, against the same pinned pulumi modules. It serves
-// the LanguageRuntime calls that the CLI makes for a Node.js project: Run (run.go) hands a program
+// Upstream's language hosts live in Go modules that the module proxy does not serve, so the
+// provisioning script builds this one instead, against the same pinned pulumi modules, and installs
+// it under both names: the name it is started as is the language it serves (python.go holds all of
+// Python's side). It serves the LanguageRuntime calls that the CLI makes for a Node.js project: Run (run.go) hands a program
 // to @pulumi/pulumi's own `cmd/run` harness, RunPlugin (plugin.go) starts policy packs and plugins
 // from source the same way, the Generate* calls (codegen.go) use the Node.js code generator of the
 // pkg module the CLI is built from, Link (link.go) adds generated SDKs to a program, and
@@ -16,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -40,6 +42,9 @@ type host struct {
 	children      *children
 }
 
+// hostName is the executable's name, which is also how the engine names it: every message says it.
+var hostName = filepath.Base(os.Args[0])
+
 func main() {
 	// The engine passes its own address last; earlier arguments are logging flags we do not use.
 	args := os.Args[1:]
@@ -55,7 +60,7 @@ func main() {
 		engineGone, stopWatching := context.WithCancel(context.Background())
 		defer stopWatching()
 		if err := rpcutil.Healthcheck(engineGone, engineAddress, engineCheckInterval, stopWatching); err != nil {
-			fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: could not watch the engine at %s: %v\n", engineAddress, err)
+			fmt.Fprintf(os.Stderr, "%s: could not watch the engine at %s: %v\n", hostName, engineAddress, err)
 			os.Exit(1)
 		}
 		go func() {
@@ -65,17 +70,21 @@ func main() {
 	}
 	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
 		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, &host{engineAddress: engineAddress, children: running})
+			if hostName == pythonHostName {
+				pulumirpc.RegisterLanguageRuntimeServer(srv, &pythonHost{engineAddress: engineAddress, children: running})
+			} else {
+				pulumirpc.RegisterLanguageRuntimeServer(srv, &host{engineAddress: engineAddress, children: running})
+			}
 			return nil
 		},
 	})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: could not start the language host: %v\n", err)
+		fmt.Fprintf(os.Stderr, "%s: could not start the language host: %v\n", hostName, err)
 		os.Exit(1)
 	}
 	fmt.Printf("%d\n", handle.Port)
 	if err := <-handle.Done; err != nil {
-		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: stopped serving: %v\n", err)
+		fmt.Fprintf(os.Stderr, "%s: stopped serving: %v\n", hostName, err)
 		os.Exit(1)
 	}
 }
@@ -124,7 +133,7 @@ func (c *children) killAllAndExit() {
 		_ = cmd.Process.Kill()
 	}
 	c.mu.Unlock()
-	fmt.Fprintln(os.Stderr, "pulumi-language-nodejs: the engine is gone; stopping")
+	fmt.Fprintf(os.Stderr, "%s: the engine is gone; stopping\n", hostName)
 	if syscall.Getpgrp() == os.Getpid() {
 		_ = syscall.Kill(-os.Getpid(), syscall.SIGKILL)
 	}

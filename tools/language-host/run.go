@@ -16,7 +16,7 @@ import (
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 )
 
-// The run harness exits with this code after it has already printed a user-facing error.
+// Both languages' run harnesses exit with this code after they have already printed a user-facing error.
 const exitAfterReportedError = 32
 
 // Preloaded into every program: it keeps the harness's error report from looping forever in
@@ -75,6 +75,36 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	argv = append(argv, entryPoint)
 	argv = append(argv, req.GetArgs()...)
 
+	configEnv, err := programConfigEnv(req)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, "node", argv...)
+	cmd.Dir = req.GetPwd()
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), configEnv...)
+	cmd.Env = append(cmd.Env, typeScriptEnv(req.GetInfo().GetOptions().AsMap())...)
+
+	return runOutcome(h.children.run(cmd), "node"), nil
+}
+
+// runOutcome is what the engine is told of a finished program run by `interpreter`.
+func runOutcome(err error, interpreter string) *pulumirpc.RunResponse {
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+		return &pulumirpc.RunResponse{}
+	case errors.As(err, &exitErr) && exitErr.ExitCode() == exitAfterReportedError:
+		return &pulumirpc.RunResponse{Bail: true}
+	case errors.As(err, &exitErr):
+		return &pulumirpc.RunResponse{Error: fmt.Sprintf("Program exited with non-zero exit code: %d", exitErr.ExitCode())}
+	default:
+		return &pulumirpc.RunResponse{Error: fmt.Sprintf("could not run %s: %v", interpreter, err)}
+	}
+}
+
+// programConfigEnv is the stack's config as a program's runtime reads it from its environment.
+func programConfigEnv(req *pulumirpc.RunRequest) ([]string, error) {
 	// A stack without config has a nil map and slice, which json.Marshal writes as null; the Node
 	// runtime parses PULUMI_CONFIG with Object.keys and fails on null. Upstream's host sends {} and [].
 	configMap := req.GetConfig()
@@ -93,23 +123,7 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, "node", argv...)
-	cmd.Dir = req.GetPwd()
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	cmd.Env = append(os.Environ(), "PULUMI_CONFIG="+string(config), "PULUMI_CONFIG_SECRET_KEYS="+string(secretKeys))
-	cmd.Env = append(cmd.Env, typeScriptEnv(req.GetInfo().GetOptions().AsMap())...)
-
-	if err := h.children.run(cmd); err != nil {
-		var exitErr *exec.ExitError
-		if errors.As(err, &exitErr) && exitErr.ExitCode() == exitAfterReportedError {
-			return &pulumirpc.RunResponse{Bail: true}, nil
-		}
-		if errors.As(err, &exitErr) {
-			return &pulumirpc.RunResponse{Error: fmt.Sprintf("Program exited with non-zero exit code: %d", exitErr.ExitCode())}, nil
-		}
-		return &pulumirpc.RunResponse{Error: fmt.Sprintf("could not run node: %v", err)}, nil
-	}
-	return &pulumirpc.RunResponse{}, nil
+	return []string{"PULUMI_CONFIG=" + string(config), "PULUMI_CONFIG_SECRET_KEYS=" + string(secretKeys)}, nil
 }
 
 // preloadFile gives node a file holding an embedded preload, and what to do once the run ends.

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+
+	"github.com/hashicorp/hcl/v2"
+	codegen "github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+)
+
+// The runtime the generated code targets ("nodejs", as opposed to upstream's "bun").
+const generatedRuntime = "nodejs"
+
+var nodejsGenerators = generators{
+	pkg: func(pkg *schema.Package, req *pulumirpc.GeneratePackageRequest, loader schema.ReferenceLoader) (map[string][]byte, error) {
+		return codegen.GeneratePackage("pulumi-language-nodejs", pkg, req.GetExtraFiles(),
+			req.GetLocalDependencies(), req.GetLocal(), loader)
+	},
+	program: func(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, error) {
+		return codegen.GenerateProgramWithOptions(program, codegen.ProgramOptions{Runtime: generatedRuntime})
+	},
+	project: func(req *pulumirpc.GenerateProjectRequest, project workspace.Project, program *pcl.Program) error {
+		return codegen.GenerateProject(req.GetTargetDirectory(), project, program, req.GetLocalDependencies(),
+			false /* forceTsc: only upstream's conformance tests want it */, generatedRuntime)
+	},
+	bindOptions: []pcl.BindOption{pcl.PreferOutputVersionedInvokes},
+}
+
+func (h *host) GeneratePackage(_ context.Context, req *pulumirpc.GeneratePackageRequest) (*pulumirpc.GeneratePackageResponse, error) {
+	return nodejsGenerators.generatePackage(req)
+}
+
+func (h *host) GenerateProgram(_ context.Context, req *pulumirpc.GenerateProgramRequest) (*pulumirpc.GenerateProgramResponse, error) {
+	return nodejsGenerators.generateProgram(req)
+}
+
+func (h *host) GenerateProject(_ context.Context, req *pulumirpc.GenerateProjectRequest) (*pulumirpc.GenerateProjectResponse, error) {
+	return nodejsGenerators.generateProject(req)
+}
