@@ -9,6 +9,7 @@ import { planCommand } from "./plan/command";
 import { policyCommand } from "./policyInit";
 import { providerCommand } from "./providerInstall";
 import { recoverCommand } from "./recover";
+import { sdkCommand } from "./sdkPath";
 import {
   describeFailure,
   ENVIRONMENT_USAGE,
@@ -26,6 +27,7 @@ const USAGE = `usage: pulumi-proxy drift --stack <name> [--cwd <dir>] [--json[=<
        pulumi-proxy plan --stack <name> [--cwd <dir>] [--refresh] [--json | --markdown]  (plan --help for more)
        pulumi-proxy coverage --stack <name> [--import-file <file>] [--json]  what the account holds that the stack does not manage
        pulumi-proxy provider install   put the native \`proxy\` provider plugin where Pulumi finds it
+       pulumi-proxy sdk python         the path of the native provider's Python SDK (a wheel), for pip
        pulumi-proxy recover --stack <name> [--up | --destroy] [--json]  after a killed run (recover --help)
        pulumi-proxy policy init <dir>   write a policy pack folder for \`pulumi preview --policy-pack\`
        pulumi-proxy server [--port <port>] [...]   the reference server (\`pulumi-proxy server --help\`)
@@ -113,6 +115,7 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === "plan") return planCommand(rest);
   if (command === "provider") return providerCommand(rest);
+  if (command === "sdk") return sdkCommand(rest);
   if (command === "recover") return recoverCommand(rest);
   if (command === "coverage") return coverageCommand(rest);
   if (command === "policy") return policyCommand(rest);

@@ -17,6 +17,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildPythonWheel } from "./python-wheel.mjs";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const SOURCE_DIRS = [
@@ -72,34 +73,27 @@ export function build({ forPack = false } = {}) {
   const args = [tsc, "-p", "tsconfig.build.json", ...(forPack ? ["--sourceMap", "false"] : [])];
   execFileSync(process.execPath, args, { cwd: repoRoot, stdio: "inherit" });
   buildNodeSdk(tsc, forPack);
+  buildPythonWheel({ required: forPack });
   fs.writeFileSync(STAMP, "");
   fs.utimesSync(STAMP, stampTime, stampTime);
 }
 
 /**
  * The generated Node SDK (`pulumi-proxy/native`) compiles with the tsconfig its generator wrote, as
- * upstream builds its SDKs, and gets the manifest it reads its version from (the plugin version its
- * resources ask the engine for), with this package's version in place of the generator's placeholder.
+ * upstream builds its SDKs, beside the manifest it reads its version from.
  * @param {string} tsc @param {boolean} forPack
  */
 function buildNodeSdk(tsc, forPack) {
-  const VERSION_PLACEHOLDER = ["$", "{VERSION}"].join("");
   const source = path.join(repoRoot, "native-sdk", "nodejs");
   const target = path.join(repoRoot, "dist", "native-sdk", "nodejs");
   // Only `npm run gen-sdks` on a checkout without the generated code gets here without it.
   if (!fs.existsSync(source)) return process.stderr.write("[build] no native-sdk/nodejs yet: run npm run gen-sdks\n");
-  const args = [
-    tsc,
-    "-p",
-    source,
-    "--outDir",
-    target,
-    ...(forPack ? ["--sourceMap", "false", "--declarationMap", "false"] : []),
-  ];
-  execFileSync(process.execPath, args, { cwd: repoRoot, stdio: "inherit" });
-  const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
-  const manifest = fs.readFileSync(path.join(source, "package.json"), "utf8").replace(VERSION_PLACEHOLDER, version);
-  fs.writeFileSync(path.join(target, "package.json"), manifest);
+  const noMaps = forPack ? ["--sourceMap", "false", "--declarationMap", "false"] : [];
+  execFileSync(process.execPath, [tsc, "-p", source, "--outDir", target, ...noMaps], {
+    cwd: repoRoot,
+    stdio: "inherit",
+  });
+  fs.copyFileSync(path.join(source, "package.json"), path.join(target, "package.json"));
 }
 
 /** @param {{ verbose?: boolean }} [options] */

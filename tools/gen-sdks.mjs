@@ -16,7 +16,7 @@ import { promisify } from "node:util";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const NATIVE_SDK_ROOT = path.join(repoRoot, "native-sdk");
-export const SDK_LANGUAGES = ["nodejs"];
+export const SDK_LANGUAGES = ["nodejs", "python"];
 
 /**
  * Writes the SDK for `language` into `outDir` (emptied first), with the CLI and language hosts of
@@ -52,12 +52,15 @@ export async function generateSdk({ binDir, language, outDir }) {
   }
 }
 
-/** Every file below `dir`, by its path relative to it. @param {string} dir @returns {Map<string, Buffer>} */
+/** What building or running an SDK leaves beside its sources (the generated .gitignore files list them). */
+const BUILD_LEFTOVERS = /(^|\/)(__pycache__|build|dist|bin|node_modules|[^/]*\.egg-info)(\/|$)|\.pyc$/;
+
+/** Every generated file below `dir`, by its path relative to it. @param {string} dir @returns {Map<string, Buffer>} */
 export function filesBelow(dir) {
   const files = new Map();
   for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue;
     const full = path.join(entry.parentPath, entry.name);
+    if (!entry.isFile() || BUILD_LEFTOVERS.test(path.relative(dir, full))) continue;
     files.set(path.relative(dir, full), fs.readFileSync(full));
   }
   return files;

@@ -117,8 +117,10 @@ export async function packageSchema(version: string): Promise<Record<string, unk
 
 /**
  * Where each generated SDK lives. Node: inside this package, so a program needs nothing else, and the
- * code `pulumi import` writes imports it from there.
+ * code `pulumi import` writes imports it from there. Python: the wheel `pulumi_proxy`, built with the
+ * package. Each carries the schema's version, which its resources ask the engine for as the plugin's.
  */
 const SDK_PACKAGES = {
-  nodejs: { packageName: "pulumi-proxy/native" },
+  nodejs: { packageName: "pulumi-proxy/native", respectSchemaVersion: true },
+  python: { packageName: "pulumi_proxy", respectSchemaVersion: true },
 };

@@ -1,0 +1,56 @@
+// @ts-check
+/**
+ * The generated Python SDK (native-sdk/python) as a wheel in dist/native-sdk/python, so that a user
+ * installs it with pip from the installed package (`pip install "$(npx pulumi-proxy sdk python)"`).
+ * pip builds it from a copy, because setuptools writes build/ and *.egg-info beside its sources.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const SOURCE = path.join(repoRoot, "native-sdk", "python");
+export const WHEEL_DIR = path.join(repoRoot, "dist", "native-sdk", "python");
+
+/** @param {string} dir @returns {number} */
+function newestFile(dir) {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/** The built wheel's path, if there is one. */
+export function builtWheel() {
+  const name = fs.existsSync(WHEEL_DIR) && fs.readdirSync(WHEEL_DIR).find((file) => file.endsWith(".whl"));
+  return name ? path.join(WHEEL_DIR, name) : undefined;
+}
+
+/**
+ * Builds the wheel when it is missing or older than its sources. Without Python the package still
+ * builds (its Node parts need none) and says what it left out, except when packing: a tarball must
+ * carry the wheel. @param {{ required: boolean }} options
+ */
+export function buildPythonWheel({ required }) {
+  if (!fs.existsSync(SOURCE)) return;
+  const wheel = builtWheel();
+  if (wheel && fs.statSync(wheel).mtimeMs >= newestFile(SOURCE)) return;
+  const python = process.env.PULUMI_PYTHON_CMD || "python3";
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-wheel-"));
+  try {
+    fs.cpSync(SOURCE, copy, { recursive: true });
+    fs.rmSync(WHEEL_DIR, { recursive: true, force: true });
+    execFileSync(python, ["-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", WHEEL_DIR, copy], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+  } catch (error) {
+    const why = `${python} -m pip wheel failed: ${String(/** @type {{ stderr?: Buffer }} */ (error).stderr ?? error).trim()}`;
+    if (required) throw new Error(`cannot build the Python SDK's wheel: ${why}`);
+    process.stderr.write(`[build] the Python SDK's wheel is not built (${why}); Node programs are unaffected\n`);
+  } finally {
+    fs.rmSync(copy, { recursive: true, force: true });
+  }
+}
