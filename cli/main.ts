@@ -27,7 +27,7 @@ const USAGE = `usage: pulumi-proxy drift --stack <name> [--cwd <dir>] [--json[=<
        pulumi-proxy plan --stack <name> [--cwd <dir>] [--refresh] [--json | --markdown]  (plan --help for more)
        pulumi-proxy coverage --stack <name> [--import-file <file>] [--json]  what the account holds that the stack does not manage
        pulumi-proxy provider install   put the native \`proxy\` provider plugin where Pulumi finds it
-       pulumi-proxy sdk python         the path of the native provider's Python SDK (a wheel), for pip
+       pulumi-proxy sdk python | go    where the native provider's Python wheel or Go module is, for pip or go.mod
        pulumi-proxy recover --stack <name> [--up | --destroy] [--json]  after a killed run (recover --help)
        pulumi-proxy policy init <dir>   write a policy pack folder for \`pulumi preview --policy-pack\`
        pulumi-proxy server [--port <port>] [...]   the reference server (\`pulumi-proxy server --help\`)

@@ -1,26 +1,34 @@
 import fs from "node:fs";
 import path from "node:path";
+import { packageVersion } from "../provider/native/version";
 
-const USAGE = `usage: pulumi-proxy sdk python
+const usage = () => `usage: pulumi-proxy sdk python | go
 
-Prints the path of the native provider's Python SDK, a wheel inside this installed package, for pip:
+Prints the path of one of the native provider's SDKs inside this installed package.
 
-  pip install "$(npx pulumi-proxy sdk python)"
+  python  a wheel, for pip:  pip install "$(npx pulumi-proxy sdk python)"
+  go      the module example.com/pulumi-proxy/sdk/go, for a replace directive in your go.mod:
+          go mod edit -replace=example.com/pulumi-proxy/sdk/go="$(npx pulumi-proxy sdk go)" \\
+            -require=example.com/pulumi-proxy/sdk/go@v${packageVersion()}
 
 Node programs need no install: they import the SDK from this package as \`pulumi-proxy/native\`.
-Either SDK needs the provider plugin: \`npx pulumi-proxy provider install\`.`;
+Every SDK needs the provider plugin: \`npx pulumi-proxy provider install\`.`;
 
 /** The built SDKs sit beside the CLI in dist/: dist/native-sdk/<language>. */
 const SDK_ROOT = path.resolve(__dirname, "..", "native-sdk");
 
 export function sdkCommand(argv: string[]): number {
   if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${usage()}\n`);
     return 0;
   }
-  if (argv.length !== 1 || argv[0] !== "python") {
-    process.stderr.write(`pulumi-proxy sdk: expected \`python\`, got "${argv.join(" ")}"\n\n${USAGE}\n`);
+  if (argv.length !== 1 || !["python", "go"].includes(argv[0] ?? "")) {
+    process.stderr.write(`pulumi-proxy sdk: expected \`python\` or \`go\`, got "${argv.join(" ")}"\n\n${usage()}\n`);
     return 1;
+  }
+  if (argv[0] === "go") {
+    process.stdout.write(`${path.join(SDK_ROOT, "go")}\n`);
+    return 0;
   }
   const dir = path.join(SDK_ROOT, "python");
   const wheel = fs.existsSync(dir) ? fs.readdirSync(dir).find((name) => name.endsWith(".whl")) : undefined;

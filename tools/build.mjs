@@ -80,7 +80,7 @@ export function build({ forPack = false } = {}) {
 
 /**
  * The generated Node SDK (`pulumi-proxy/native`) compiles with the tsconfig its generator wrote, as
- * upstream builds its SDKs, beside the manifest it reads its version from.
+ * upstream builds its SDKs, beside the manifest it reads its version from; the Go SDK is copied.
  * @param {string} tsc @param {boolean} forPack
  */
 function buildNodeSdk(tsc, forPack) {
@@ -94,6 +94,11 @@ function buildNodeSdk(tsc, forPack) {
     stdio: "inherit",
   });
   fs.copyFileSync(path.join(source, "package.json"), path.join(target, "package.json"));
+  // The Go SDK ships as source: a program's go.mod replaces its module with this copy.
+  const goSource = path.join(repoRoot, "native-sdk", "go");
+  const goTarget = path.join(repoRoot, "dist", "native-sdk", "go");
+  fs.rmSync(goTarget, { recursive: true, force: true });
+  if (fs.existsSync(goSource)) fs.cpSync(goSource, goTarget, { recursive: true });
 }
 
 /** @param {{ verbose?: boolean }} [options] */

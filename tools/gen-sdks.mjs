@@ -16,7 +16,7 @@ import { promisify } from "node:util";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const NATIVE_SDK_ROOT = path.join(repoRoot, "native-sdk");
-export const SDK_LANGUAGES = ["nodejs", "python"];
+export const SDK_LANGUAGES = ["nodejs", "python", "go"];
 
 /**
  * Writes the SDK for `language` into `outDir` (emptied first), with the CLI and language hosts of

@@ -170,7 +170,7 @@ function linkOnce(existing, linked) {
 }
 
 /** The one host binary serves the language it is started as (main.go says how). */
-export const LANGUAGE_HOSTS = ["pulumi-language-nodejs", "pulumi-language-python"];
+export const LANGUAGE_HOSTS = ["pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-go"];
 
 /**
  * Builds this checkout's language host next to a hard link of the shared pulumi binary, under each

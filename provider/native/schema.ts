@@ -112,15 +112,20 @@ export async function packageSchema(version: string): Promise<Record<string, unk
     resources,
     types,
     language: SDK_PACKAGES,
+    // The SDKs' current layout (pyproject.toml, a go.mod of the Go SDK's own), as `pulumi package
+    // pack-sdk` expects it.
+    meta: { supportPack: true },
   };
 }
 
 /**
  * Where each generated SDK lives. Node: inside this package, so a program needs nothing else, and the
  * code `pulumi import` writes imports it from there. Python: the wheel `pulumi_proxy`, built with the
- * package. Each carries the schema's version, which its resources ask the engine for as the plugin's.
+ * package. Go: a module of its own, example.com/pulumi-proxy/sdk/go, which a program's go.mod
+ * replaces with the copy in this package. Each carries the schema's version, which its resources ask the engine for as the plugin's.
  */
 const SDK_PACKAGES = {
   nodejs: { packageName: "pulumi-proxy/native", respectSchemaVersion: true },
   python: { packageName: "pulumi_proxy", respectSchemaVersion: true },
+  go: { importBasePath: "example.com/pulumi-proxy/sdk/go/proxy", respectSchemaVersion: true },
 };

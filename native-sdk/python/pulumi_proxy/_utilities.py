@@ -325,4 +325,4 @@ def get_plugin_download_url():
 	return None
 
 def get_version():
-     return _version_str
+    return "0.1.0"

@@ -1,0 +1,5 @@
+module example.com/pulumi-proxy/sdk/go
+
+go 1.25
+
+require github.com/pulumi/pulumi/sdk/v3 v3.30.0

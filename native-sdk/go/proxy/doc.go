@@ -1,0 +1,2 @@
+// Package proxy exports types, functions, subpackages for provisioning proxy resources.
+package proxy
