@@ -45,7 +45,11 @@ describe("installed from a tarball, outside the repository", () => {
   it("the tarball holds the built package, and its command runs", async () => {
     const installed = path.join(app, "node_modules", "pulumi-proxy");
     expect(fs.realpathSync(installed).startsWith(outside.dir)).toBe(true);
-    for (const file of ["dist/provider/index.js", "dist/provider/runtime.js", "dist/cli/main.js", "LICENSE"]) {
+    const shipped = ["dist/provider/index.js", "dist/provider/runtime.js", "dist/cli/main.js", "LICENSE"];
+    // The native provider's SDKs: Node's compiled, Python's wheel, Go's module.
+    shipped.push("dist/native-sdk/nodejs/index.js", "dist/native-sdk/go/go.mod");
+    shipped.push(`dist/native-sdk/python/pulumi_proxy-${require("../../package.json").version}-py3-none-any.whl`);
+    for (const file of shipped) {
       expect(fs.existsSync(path.join(installed, file)), file).toBe(true);
     }
     // prepack builds without source maps, whose .ts files do not ship, and prepare must not build again with them.
