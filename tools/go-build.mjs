@@ -182,7 +182,9 @@ export async function languageHostBin(version, coreBinDir) {
   const hostBin = path.join(languageHostRoot(versionDir), "bin");
   const host = path.join(hostBin, "pulumi-language-nodejs");
   if (!fs.existsSync(host)) {
-    say(`compiling pulumi-language-nodejs from ${path.relative(repoRoot, languageHostSource)} into ${hostBin}`);
+    say(
+      `compiling the language host (${LANGUAGE_HOSTS.join(", ")}) from ${path.relative(repoRoot, languageHostSource)} into ${hostBin}`,
+    );
     fs.mkdirSync(hostBin, { recursive: true });
     const buildDir = path.join(versionDir, "build");
     const env = goEnv(versionDir);
