@@ -33,6 +33,11 @@ module.exports = {
 
 export interface Installed {
   provider: typeof import("../provider");
+  /**
+   * The native provider's generated Node SDK (`pulumi-proxy/native`), typed here by what the bench
+   * calls: importing its types would compile the generated sources under this project's flags.
+   */
+  native: Record<"ProxyUser" | "ApiKey" | "IpAllocation", new (name: string, args: object) => unknown>;
   noopProvider: pulumi.dynamic.ResourceProvider;
   replayProvider: pulumi.dynamic.ResourceProvider;
   /** Records a real stack's exported state for the replay provider to give back. */
@@ -51,7 +56,7 @@ function providerPackage(name: string, source: string): string {
 export function installForBench(): Installed {
   const packageDir = path.join(MODULES, "pulumi-proxy");
   fs.rmSync(packageDir, { recursive: true, force: true });
-  for (const part of ["contract", "provider", "sdk"]) {
+  for (const part of ["contract", "provider", "sdk", "native-sdk"]) {
     fs.cpSync(path.join(REPO_ROOT, "dist", part), path.join(packageDir, "dist", part), { recursive: true });
   }
   fs.copyFileSync(path.join(REPO_ROOT, "package.json"), path.join(packageDir, "package.json"));
@@ -64,6 +69,7 @@ export function installForBench(): Installed {
 
   return {
     provider: require(packageDir) as typeof import("../provider"),
+    native: require(path.join(packageDir, "dist", "native-sdk", "nodejs")) as Installed["native"],
     noopProvider: require(noopDir) as pulumi.dynamic.ResourceProvider,
     replayProvider: require(replayDir) as pulumi.dynamic.ResourceProvider,
     recordForReplay: (deployment) => recordForReplay(deployment, replayDir),

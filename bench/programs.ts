@@ -55,6 +55,20 @@ export function realProgram(installed: Installed, shape: StackShape): PulumiFn {
   };
 }
 
+/**
+ * The real stack on the native provider: the same names and inputs through the generated SDK, so the
+ * engine talks to the `proxy` plugin instead of a dynamic-provider process.
+ */
+export function nativeProgram(installed: Installed, shape: StackShape): PulumiFn {
+  const { ApiKey, IpAllocation, ProxyUser } = installed.native;
+  return async () => {
+    for (let i = 0; i < shape.users; i++) new ProxyUser(`user-${pad(i)}`, userArgs(i));
+    for (let i = 0; i < shape.keys; i++) new ApiKey(`key-${pad(i)}`, keyArgs(i));
+    for (let i = 0; i < shape.ips; i++) new IpAllocation(`ip-${pad(i)}`, ipArgs(i));
+    return { resources: resourceCount(shape) };
+  };
+}
+
 /** The twins' resources: the real classes' type tokens, with a provider of the twin's own. */
 class Twin extends pulumi.dynamic.Resource {
   constructor(

@@ -86,6 +86,9 @@ const CASES: BenchCase[] = [
   },
   ...SHAPES.map(({ id, options, ...shape }) => stackCase(`stack:${id}:default`, shape, {}, options)),
   ...SHAPES.map(({ id, options, ...shape }) => stackCase(`stack:${id}:tuned`, shape, TUNED, options)),
+  // The native provider beside the dynamic resources (issue 22's goal): `--only stack:n500:native`.
+  stackCase("stack:n500:native", { label: "N=500 native", users: 500, keys: 0, ips: 0 }, {}, { native: true }),
+  stackCase("stack:mixed:native", { label: "mixed native", users: 150, keys: 50, ips: 50 }, {}, { native: true }),
   stackCase("stack:crowded:n200", { label: "N=200", users: 200, keys: 0, ips: 0 }, {}, { crowd: 0.8 }),
   stackCase("stack:crowded:n500", { label: "N=500", users: 500, keys: 0, ips: 0 }, {}, { crowd: 0.8 }),
   // `--only crash`: a mixed stack SIGKILLed at 20 random points and recovered as the README says, then

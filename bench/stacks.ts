@@ -1,9 +1,11 @@
+import { execFileSync } from "node:child_process";
+import path from "node:path";
 import type { PulumiFn, Stack } from "@pulumi/pulumi/automation";
 import { startReferenceServer } from "../server";
-import { createBenchStack, ProviderMemory, timed, WindowClock } from "./harness";
+import { createBenchStack, ProviderMemory, REPO_ROOT, timed, WindowClock } from "./harness";
 import type { Installed } from "./install";
 import { type Measured, phase, RATE_LIMIT_PER_MINUTE, RequestSpan } from "./phase";
-import { noopProgram, realProgram, replayProgram, resourceCount, type StackShape } from "./programs";
+import { nativeProgram, noopProgram, realProgram, replayProgram, resourceCount, type StackShape } from "./programs";
 import type { Recorded } from "./replay";
 
 /**
@@ -49,6 +51,12 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Runs of the real stack and of its no-op twin, alternating; each phase reports the quickest of each. Default 2. */
   rounds?: number;
+  /**
+   * The real stack on the native provider (the plugin `pulumi-proxy provider install` puts in the
+   * stack's plugin cache). Its twins stay dynamic: the same-state twin replays the native run's
+   * outputs, plus the one require() line a dynamic resource stores, so its floor is if anything higher.
+   */
+  native?: boolean;
 }
 
 export function describeParallel(parallel: Parallel): string {
@@ -84,6 +92,14 @@ async function stateFigures(
   };
 }
 
+/** `pulumi-proxy provider install` into a stack's own plugin cache, as a user runs it. */
+function installPlugin(pulumiHome: string): void {
+  execFileSync(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "provider", "install"], {
+    env: { ...process.env, PULUMI_HOME: pulumiHome },
+    stdio: "ignore",
+  });
+}
+
 /** A twin with a provider that makes no request: up, refresh and destroy, timed. */
 async function twinRun(
   binDir: string,
@@ -115,6 +131,7 @@ async function realRun(
   parallel: Parallel,
   crowd: number,
   env: Record<string, string>,
+  native: boolean,
 ) {
   const resources = resourceCount(shape);
   const clock = new WindowClock();
@@ -127,7 +144,7 @@ async function realRun(
   });
   const harness = await createBenchStack(
     binDir,
-    realProgram(installed, shape),
+    native ? nativeProgram(installed, shape) : realProgram(installed, shape),
     {
       "proxy:apiUrl": { value: server.url },
       "proxy:apiKey": { value: server.rootKey, secret: true },
@@ -136,6 +153,7 @@ async function realRun(
   );
   try {
     const { stack } = harness;
+    if (native) installPlugin(harness.envVars.PULUMI_HOME ?? "");
     const context = { server, clock, span, crowd };
     const up = await phase(context, async () => {
       const result = await stack.up({ parallel: parallel.writes });
@@ -186,7 +204,7 @@ export async function benchStack(
   installed: Installed,
   shape: StackShape,
   parallel: Parallel,
-  { crowd = 0, env = {}, rounds = 2 }: StackOptions = {},
+  { crowd = 0, env = {}, rounds = 2, native = false }: StackOptions = {},
 ): Promise<StackFigures> {
   const resources = resourceCount(shape);
   const envNote =
@@ -218,7 +236,7 @@ export async function benchStack(
     logTwin("same-state floor (replayed state, no requests)", sameStates.at(-1)!);
   };
   const runReal = async () => {
-    const run = await realRun(binDir, installed, shape, parallel, crowd, env);
+    const run = await realRun(binDir, installed, shape, parallel, crowd, env, native);
     recorded ??= installed.recordForReplay(run.state.deployment);
     reals.push(run);
   };
