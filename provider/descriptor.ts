@@ -38,7 +38,12 @@ export interface Descriptor<
   kind: string;
   /** The type's name: `proxy:ProxyUser` for the dynamic resource, `proxy:index:ProxyUser` natively. */
   type: string;
-  /** One field per input. A plain object, so that the JSDoc of each field reaches the Args type. */
+  /** What the resource is, for the native schema and the generated SDKs' docs. */
+  description: string;
+  /**
+   * One field per input, each documented with zod's `describe`: the native schema carries the text
+   * into every generated SDK's docstrings and `pulumi import`'s code.
+   */
   inputs: I;
   /** One field per output the resource exposes. */
   outputs: O;

@@ -4,6 +4,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
+/**
+ * A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state.
+ */
 export class ApiKey extends pulumi.CustomResource {
     /**
      * Get an existing ApiKey resource's state with the given name, ID, and optional extra
@@ -32,14 +35,38 @@ export class ApiKey extends pulumi.CustomResource {
     }
 
     declare public /*out*/ readonly createdAt: pulumi.Output<string>;
+    /**
+     * ISO 8601 UTC expiry, in the future; changing it replaces the key.
+     */
     declare public readonly expiresAt: pulumi.Output<string | undefined>;
+    /**
+     * The key's id (key_…).
+     */
     declare public /*out*/ readonly keyId: pulumi.Output<string>;
     declare public /*out*/ readonly lastRotatedAt: pulumi.Output<string | undefined>;
+    /**
+     * 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked).
+     */
     declare public readonly name: pulumi.Output<string>;
+    /**
+     * When the secret replaced by the last rotation stops working.
+     */
     declare public /*out*/ readonly previousSecretExpiresAt: pulumi.Output<string | undefined>;
+    /**
+     * A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
+     */
     declare public readonly scopes: pulumi.Output<string[]>;
+    /**
+     * The full secret: present after create or a rotation, never readable again from the API; null when adopted or imported, until the next rotation.
+     */
     declare public /*out*/ readonly secret: pulumi.Output<string | undefined>;
+    /**
+     * The secret's last four characters.
+     */
     declare public /*out*/ readonly secretHint: pulumi.Output<string>;
+    /**
+     * Whether `secret` is the key's current secret, as of the last create, rotation or refresh: false once it was rotated outside Pulumi (or a rotation's answer was lost); null without a secret.
+     */
     declare public /*out*/ readonly secretIsCurrent: pulumi.Output<boolean | undefined>;
 
     /**
@@ -98,11 +125,32 @@ export class ApiKey extends pulumi.CustomResource {
  * The set of arguments for constructing a ApiKey resource.
  */
 export interface ApiKeyArgs {
+    /**
+     * Take over the existing key with this id (key_…) instead of creating one; rotate it to learn a secret.
+     */
     adoptId?: pulumi.Input<string | undefined>;
+    /**
+     * ISO 8601 UTC expiry, in the future; changing it replaces the key.
+     */
     expiresAt?: pulumi.Input<string | undefined>;
+    /**
+     * How long the previous secret keeps working after a rotation: 0–168 hours, default 24.
+     */
     graceHours?: pulumi.Input<number | undefined>;
+    /**
+     * 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked).
+     */
     name: pulumi.Input<string>;
+    /**
+     * Rotate the secret in place (with `graceHours`) once the last rotation, or else the creation, is this many days old: a whole number, 1–365. The preview that finds it due plans the rotation.
+     */
     rotateAfterDays?: pulumi.Input<number | undefined>;
+    /**
+     * Any change of this value rotates the secret in place, like a keeper.
+     */
     rotationTrigger?: pulumi.Input<string | undefined>;
+    /**
+     * A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
+     */
     scopes: pulumi.Input<pulumi.Input<string>[]>;
 }

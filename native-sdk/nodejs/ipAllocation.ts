@@ -4,6 +4,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
+/**
+ * An allocated ISP or dedicated address. The resource id is the stable allocation id; `ip` may change.
+ */
 export class IpAllocation extends pulumi.CustomResource {
     /**
      * Get an existing IpAllocation resource's state with the given name, ID, and optional extra
@@ -32,19 +35,43 @@ export class IpAllocation extends pulumi.CustomResource {
     }
 
     declare public /*out*/ readonly allocatedAt: pulumi.Output<string>;
+    /**
+     * The allocation's id (alloc_…); it stays when the address is swapped.
+     */
     declare public /*out*/ readonly allocationId: pulumi.Output<string>;
     declare public /*out*/ readonly asn: pulumi.Output<string>;
     declare public /*out*/ readonly blacklists: pulumi.Output<number>;
+    /**
+     * The city the address is in, as the API reports it.
+     */
     declare public readonly city: pulumi.Output<string>;
+    /**
+     * Two-letter country code, e.g. "de". Changing it replaces the allocation.
+     */
     declare public readonly country: pulumi.Output<string>;
     declare public /*out*/ readonly freeReplacementsRemaining: pulumi.Output<number>;
     declare public /*out*/ readonly health: pulumi.Output<string>;
+    /**
+     * The address the allocation holds now.
+     */
     declare public /*out*/ readonly ip: pulumi.Output<string>;
+    /**
+     * The address the last replacement by this stack retired; null before the first.
+     */
     declare public /*out*/ readonly lastReplacedIp: pulumi.Output<string | undefined>;
+    /**
+     * What the last replacement by this stack cost; null before the first.
+     */
     declare public /*out*/ readonly lastReplacementChargeCents: pulumi.Output<number | undefined>;
+    /**
+     * "isp" or "dedicated". Changing it replaces the allocation.
+     */
     declare public readonly product: pulumi.Output<string>;
     declare public /*out*/ readonly renewsAt: pulumi.Output<string>;
     declare public /*out*/ readonly replacementsThisMonth: pulumi.Output<number>;
+    /**
+     * The city the program asks for; null when any city of the country will do (absent in older state).
+     */
     declare public /*out*/ readonly requestedCity: pulumi.Output<string | undefined>;
 
     /**
@@ -112,12 +139,36 @@ export class IpAllocation extends pulumi.CustomResource {
  * The set of arguments for constructing a IpAllocation resource.
  */
 export interface IpAllocationArgs {
+    /**
+     * Take over the existing allocation with this id (alloc_…) or address instead of allocating one.
+     */
     adoptId?: pulumi.Input<string | undefined>;
+    /**
+     * Lowercase city name; any city of the country when absent. Moving to another city replaces the allocation.
+     */
     city?: pulumi.Input<string | undefined>;
+    /**
+     * Two-letter country code, e.g. "de". Changing it replaces the allocation.
+     */
     country: pulumi.Input<string>;
+    /**
+     * Keep the replacement in the same city.
+     */
     keepCity?: pulumi.Input<boolean | undefined>;
+    /**
+     * The most a replacement may cost, in cents. Two replacements per allocation and month are free; later ones are refused unless this ceiling covers their prorated price.
+     */
     maxReplacementChargeCents?: pulumi.Input<number | undefined>;
+    /**
+     * "isp" or "dedicated". Changing it replaces the allocation.
+     */
     product: pulumi.Input<string>;
+    /**
+     * Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other".
+     */
     replaceReason?: pulumi.Input<string | undefined>;
+    /**
+     * A change of this value swaps the address in place (same allocation id), using the settings below. An IP address names the address to retire: it swaps only while the allocation holds it.
+     */
     replaceTrigger?: pulumi.Input<string | undefined>;
 }

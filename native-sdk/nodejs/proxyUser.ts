@@ -6,6 +6,9 @@ import * as inputs from "./types/input";
 import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
+/**
+ * A gateway login with traffic ceilings. The gateway password is a secret output.
+ */
 export class ProxyUser extends pulumi.CustomResource {
     /**
      * Get an existing ProxyUser resource's state with the given name, ID, and optional extra
@@ -34,13 +37,34 @@ export class ProxyUser extends pulumi.CustomResource {
     }
 
     declare public /*out*/ readonly createdAt: pulumi.Output<string>;
+    /**
+     * True while the user is disabled by someone other than this stack.
+     */
     declare public /*out*/ readonly disabledOutOfBand: pulumi.Output<boolean>;
+    /**
+     * Whether the user may use the gateways (default true), updated in place.
+     */
     declare public readonly enabled: pulumi.Output<boolean>;
+    /**
+     * Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
+     */
     declare public readonly limits: pulumi.Output<outputs.ProxyUserLimits>;
+    /**
+     * Gateway login: 1–63 of a-z, 0-9 and '-', starting with a letter. Changing it replaces the user.
+     */
     declare public readonly name: pulumi.Output<string>;
+    /**
+     * The gateway password: returned once by the API at creation; null for adopted and imported users.
+     */
     declare public /*out*/ readonly password: pulumi.Output<string | undefined>;
+    /**
+     * The proxy user's id (pu_…).
+     */
     declare public /*out*/ readonly proxyUserId: pulumi.Output<string>;
     declare public /*out*/ readonly updatedAt: pulumi.Output<string>;
+    /**
+     * The gateway login.
+     */
     declare public /*out*/ readonly username: pulumi.Output<string>;
 
     /**
@@ -92,9 +116,24 @@ export class ProxyUser extends pulumi.CustomResource {
  * The set of arguments for constructing a ProxyUser resource.
  */
 export interface ProxyUserArgs {
+    /**
+     * Take over the existing proxy user with this id (pu_…) instead of creating one.
+     */
     adoptId?: pulumi.Input<string | undefined>;
+    /**
+     * Whether the user may use the gateways (default true), updated in place.
+     */
     enabled?: pulumi.Input<boolean | undefined>;
+    /**
+     * Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
+     */
     limits?: pulumi.Input<inputs.ProxyUserLimitsArgs | undefined>;
+    /**
+     * Gateway login: 1–63 of a-z, 0-9 and '-', starting with a letter. Changing it replaces the user.
+     */
     name: pulumi.Input<string>;
+    /**
+     * A user disabled out of band (an emergency disable) stays disabled even though `enabled` is true, so `pulumi up` never silently undoes it. Change this value to acknowledge and re-enable.
+     */
     reenableTrigger?: pulumi.Input<string | undefined>;
 }

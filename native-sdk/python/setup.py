@@ -21,6 +21,7 @@ def readme():
 setup(name='pulumi_proxy',
       python_requires='>=3.9',
       version=VERSION,
+      description="Proxy users, API keys and ISP or dedicated IPs of the proxy service's management API.",
       long_description=readme(),
       long_description_content_type='text/markdown',
       packages=find_packages(),

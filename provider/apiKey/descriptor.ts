@@ -63,8 +63,9 @@ async function adopt({ client }: ProviderContext, inputs: Inputs, id: string) {
   return { id: existing.id, outs: toState(existing, inputs, null) };
 }
 
-/** A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state. */
 export const apiKey = d.describeKind({
+  description:
+    "A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state.",
   ...reads,
   type: "ApiKey",
   inputs,

@@ -26,50 +26,74 @@ const Instant = z
   .transform((text) => new Date(text).toISOString())
   .pipe(Timestamp);
 
+/** The model's fields carry their documentation (`describe`), which the native schema reads. */
 export const inputs = {
-  /** 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked). */
-  name: d.replaceOnChange(CreateApiKeyBody.shape.name),
-  /**
-   * A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then
-   * the old one is revoked, and the old secret stops working at once (no grace period).
-   */
-  scopes: d.replaceOnChange(Scopes.transform(canonicalScopes)),
-  /** ISO 8601 UTC expiry, in the future; changing it replaces the key. */
-  expiresAt: d.replaceOnChange(Instant.optional()),
-  /** Any change of this value rotates the secret in place, like a keeper. */
-  rotationTrigger: d.Trigger.optional(),
-  /** How long the previous secret keeps working after a rotation: 0–168 hours, default 24. */
-  graceHours: GraceHours.default(GRACE_HOURS_DEFAULT),
-  /**
-   * Rotate the secret in place (with `graceHours`) once the last rotation, or else the creation, is
-   * this many days old: a whole number, 1–365. The preview that finds it due plans the rotation.
-   */
+  name: d.replaceOnChange(
+    CreateApiKeyBody.shape.name.describe(
+      "1–63 characters. Changing it replaces the key (the new key is created before the old is revoked).",
+    ),
+  ),
+  scopes: d.replaceOnChange(
+    Scopes.transform(canonicalScopes).describe(
+      "A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old " +
+        "one is revoked, and the old secret stops working at once (no grace period).",
+    ),
+  ),
+  expiresAt: d.replaceOnChange(
+    Instant.optional().describe("ISO 8601 UTC expiry, in the future; changing it replaces the key."),
+  ),
+  rotationTrigger: d.Trigger.optional().describe(
+    "Any change of this value rotates the secret in place, like a keeper.",
+  ),
+  graceHours: GraceHours.default(GRACE_HOURS_DEFAULT).describe(
+    "How long the previous secret keeps working after a rotation: 0–168 hours, default 24.",
+  ),
   rotateAfterDays: d.changeDecidedBy(
-    z.number().int("must be a whole number of days").min(1).max(365).optional(),
+    z
+      .number()
+      .int("must be a whole number of days")
+      .min(1)
+      .max(365)
+      .optional()
+      .describe(
+        "Rotate the secret in place (with `graceHours`) once the last rotation, or else the creation, is this " +
+          "many days old: a whole number, 1–365. The preview that finds it due plans the rotation.",
+      ),
     (olds, news): d.Effect =>
       scheduledRotationOf(olds, news) || olds.rotateAfterDays !== news.rotateAfterDays ? "update" : "none",
   ),
-  /** Take over the existing key with this id (key_…) instead of creating one; rotate it to learn a secret. */
-  adoptId: d.createOnly(ApiKeyId.optional()),
+  adoptId: d.createOnly(
+    ApiKeyId.optional().describe(
+      "Take over the existing key with this id (key_…) instead of creating one; rotate it to learn a secret.",
+    ),
+  ),
 };
 
 export const outputs = {
-  keyId: z.string(),
+  keyId: z.string().describe("The key's id (key_…)."),
   name: z.string(),
   scopes: z.array(z.enum(SCOPES)),
-  /** The full secret: present after create or a rotation, never readable again from the API; null when adopted. */
-  secret: z.string().nullable(),
-  secretHint: z.string(),
+  secret: z
+    .string()
+    .nullable()
+    .describe(
+      "The full secret: present after create or a rotation, never readable again from the API; null when " +
+        "adopted or imported, until the next rotation.",
+    ),
+  secretHint: z.string().describe("The secret's last four characters."),
   createdAt: Timestamp,
   expiresAt: Timestamp.nullable(),
   lastRotatedAt: Timestamp.nullable(),
-  /** When the secret replaced by the last rotation stops working. */
-  previousSecretExpiresAt: Timestamp.nullable(),
-  /**
-   * Whether `secret` is the key's current secret, as of the last create, rotation or refresh: false
-   * once it was rotated outside Pulumi (or a rotation's answer was lost); null without a secret.
-   */
-  secretIsCurrent: z.boolean().nullable(),
+  previousSecretExpiresAt: Timestamp.nullable().describe(
+    "When the secret replaced by the last rotation stops working.",
+  ),
+  secretIsCurrent: z
+    .boolean()
+    .nullable()
+    .describe(
+      "Whether `secret` is the key's current secret, as of the last create, rotation or refresh: false once it " +
+        "was rotated outside Pulumi (or a rotation's answer was lost); null without a secret.",
+    ),
 };
 
 export type Shape = d.Descriptor<typeof inputs, typeof outputs, WireApiKey>;

@@ -81,8 +81,8 @@ async function swap({ client }: ProviderContext, id: string, olds: State, news: 
   }
 }
 
-/** An allocated ISP or dedicated address. The resource id is the stable allocation id; `ip` may change. */
 export const ipAllocation = d.describeKind({
+  description: "An allocated ISP or dedicated address. The resource id is the stable allocation id; `ip` may change.",
   ...reads,
   type: "IpAllocation",
   inputs,

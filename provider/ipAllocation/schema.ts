@@ -21,42 +21,62 @@ function cityEffect(olds: Record<string, unknown>, news: Record<string, unknown>
 
 const lowercase = (text: string) => text.trim().toLowerCase();
 
+/** The model's fields carry their documentation (`describe`), which the native schema reads. */
 export const inputs = {
-  /** "isp" or "dedicated". Changing it replaces the allocation. */
-  product: d.replaceOnChange(IpProduct),
-  /** Two-letter country code, e.g. "de". Changing it replaces the allocation. */
-  country: d.replaceOnChange(z.string().transform(lowercase).pipe(CountryCode)),
-  /** Lowercase city name; any city of the country when absent. Changing it replaces the allocation. */
-  city: d.changeDecidedBy(z.string().transform(lowercase).pipe(CityName).optional(), cityEffect),
-  /**
-   * A change of this value swaps the address in place (same allocation id), using the settings below.
-   * An IP address names the address to retire: it swaps only while the allocation holds it.
-   */
-  replaceTrigger: d.changeDecidedBy(d.Trigger.optional(), (olds, news) =>
-    swapRequested(olds, news.replaceTrigger as string | undefined) ? "update" : "none",
+  product: d.replaceOnChange(IpProduct.describe('"isp" or "dedicated". Changing it replaces the allocation.')),
+  country: d.replaceOnChange(
+    z
+      .string()
+      .transform(lowercase)
+      .pipe(CountryCode)
+      .describe('Two-letter country code, e.g. "de". Changing it replaces the allocation.'),
   ),
-  /** Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other". */
-  replaceReason: ReplaceIpBody.shape.reason.default("other"),
-  /** Keep the replacement in the same city. */
-  keepCity: z.boolean().default(false),
-  /**
-   * The most a replacement may cost, in cents. Two replacements per allocation and month are free;
-   * later ones are refused unless this ceiling covers their prorated price.
-   */
-  maxReplacementChargeCents: ReplaceIpBody.shape.max_charge_cents,
-  /** Take over the existing allocation with this id (alloc_…) or address instead of allocating one. */
-  adoptId: d.createOnly(IpPathSegment.optional()),
+  city: d.changeDecidedBy(
+    z
+      .string()
+      .transform(lowercase)
+      .pipe(CityName)
+      .optional()
+      .describe(
+        "Lowercase city name; any city of the country when absent. Moving to another city replaces the allocation.",
+      ),
+    cityEffect,
+  ),
+  replaceTrigger: d.changeDecidedBy(
+    d.Trigger.optional().describe(
+      "A change of this value swaps the address in place (same allocation id), using the settings below. An IP " +
+        "address names the address to retire: it swaps only while the allocation holds it.",
+    ),
+    (olds, news) => (swapRequested(olds, news.replaceTrigger as string | undefined) ? "update" : "none"),
+  ),
+  replaceReason: ReplaceIpBody.shape.reason
+    .default("other")
+    .describe(
+      'Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other".',
+    ),
+  keepCity: z.boolean().default(false).describe("Keep the replacement in the same city."),
+  maxReplacementChargeCents: ReplaceIpBody.shape.max_charge_cents.describe(
+    "The most a replacement may cost, in cents. Two replacements per allocation and month are free; later " +
+      "ones are refused unless this ceiling covers their prorated price.",
+  ),
+  adoptId: d.createOnly(
+    IpPathSegment.optional().describe(
+      "Take over the existing allocation with this id (alloc_…) or address instead of allocating one.",
+    ),
+  ),
 };
 
 export const outputs = {
-  allocationId: z.string(),
-  ip: z.string(),
+  allocationId: z.string().describe("The allocation's id (alloc_…); it stays when the address is swapped."),
+  ip: z.string().describe("The address the allocation holds now."),
   product: IpProduct,
   country: z.string(),
-  /** The city the address is in, as the API reports it. */
-  city: z.string(),
-  /** The city the program asks for; null when any city of the country will do (absent in older state). */
-  requestedCity: z.string().nullable().optional(),
+  city: z.string().describe("The city the address is in, as the API reports it."),
+  requestedCity: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("The city the program asks for; null when any city of the country will do (absent in older state)."),
   asn: z.string(),
   health: IpHealth,
   blacklists: z.number(),
@@ -64,10 +84,14 @@ export const outputs = {
   renewsAt: Timestamp,
   replacementsThisMonth: z.number(),
   freeReplacementsRemaining: z.number(),
-  /** The address the last replacement by this stack retired; null before the first. */
-  lastReplacedIp: z.string().nullable(),
-  /** What the last replacement by this stack cost; null before the first. */
-  lastReplacementChargeCents: z.number().nullable(),
+  lastReplacedIp: z
+    .string()
+    .nullable()
+    .describe("The address the last replacement by this stack retired; null before the first."),
+  lastReplacementChargeCents: z
+    .number()
+    .nullable()
+    .describe("What the last replacement by this stack cost; null before the first."),
 };
 
 export type Shape = d.Descriptor<typeof inputs, typeof outputs, WireAllocation>;

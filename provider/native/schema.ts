@@ -9,6 +9,7 @@ import { CONFIG, KINDS, type NativeKind, PACKAGE, replaceOnChanges } from "./kin
  */
 
 type JsonSchema = {
+  description?: string;
   type?: string | string[];
   anyOf?: JsonSchema[];
   items?: JsonSchema;
@@ -18,6 +19,7 @@ type JsonSchema = {
 };
 
 export interface PropertySpec {
+  description?: string;
   type?: string;
   items?: PropertySpec;
   $ref?: string;
@@ -32,6 +34,11 @@ const PRIMITIVES = new Set(["string", "number", "integer", "boolean"]);
 
 /** One JSON Schema node as a Pulumi type; a union of text and a number (a trigger) is text, as `check` makes it. */
 function typeOf(node: JsonSchema, typeName: string, types: Types): PropertySpec {
+  const spec = bareTypeOf(node, typeName, types);
+  return node.description ? { description: node.description, ...spec } : spec;
+}
+
+function bareTypeOf(node: JsonSchema, typeName: string, types: Types): PropertySpec {
   const branches = (node.anyOf ?? []).filter((branch) => branch.type !== "null");
   if (branches[0]) return typeOf(branches[0], typeName, types);
   const kinds = (Array.isArray(node.type) ? node.type : [node.type]).filter((kind) => kind && kind !== "null");
@@ -66,6 +73,7 @@ function propertiesOf(
   io: "input" | "output",
   types: Types,
   replacing: string[],
+  inputs: Record<string, PropertySpec> = {},
 ): { properties: Record<string, PropertySpec>; required: string[] } {
   const json = z.toJSONSchema(z.object(shape), { io, unrepresentable: "any" }) as JsonSchema;
   const properties: Record<string, PropertySpec> = {};
@@ -74,7 +82,9 @@ function propertiesOf(
     if (io === "output" && kind.declaration.secretOutputs.includes(key)) spec.secret = true;
     if (replacing.includes(key)) spec.replaceOnChanges = true;
     if (io === "output") delete spec.default;
-    properties[key] = spec;
+    // An output that echoes an input is documented by the input.
+    const description = spec.description ?? inputs[key]?.description;
+    properties[key] = description ? { ...spec, description } : spec;
   }
   // A nullable output is always in the state, but may hold no value: not required of a reader.
   const required = (json.required ?? []).filter((key) => !(io === "output" && isNullable(json.properties?.[key])));
@@ -92,8 +102,9 @@ export async function packageSchema(version: string): Promise<Record<string, unk
   for (const kind of KINDS) {
     const replacing = await replaceOnChanges(kind);
     const inputs = propertiesOf(kind, kind.declaration.inputs, "input", types, replacing);
-    const outputs = propertiesOf(kind, kind.declaration.outputs, "output", types, replacing);
+    const outputs = propertiesOf(kind, kind.declaration.outputs, "output", types, replacing, inputs.properties);
     resources[kind.token] = {
+      description: kind.declaration.description,
       inputProperties: inputs.properties,
       requiredInputs: inputs.required,
       properties: outputs.properties,
@@ -106,6 +117,7 @@ export async function packageSchema(version: string): Promise<Record<string, unk
   return {
     name: PACKAGE,
     displayName: "Proxy service",
+    description: "Proxy users, API keys and ISP or dedicated IPs of the proxy service's management API.",
     version,
     config: { variables: config },
     provider: { inputProperties: config },

@@ -44,8 +44,8 @@ async function adopt({ client }: ProviderContext, inputs: Inputs, id: string) {
   return { id, outs: toState(aligned, inputs, null, false) };
 }
 
-/** A gateway login with traffic ceilings. The gateway password is a secret output. */
 export const proxyUser = d.describeKind({
+  description: "A gateway login with traffic ceilings. The gateway password is a secret output.",
   ...reads,
   type: "ProxyUser",
   inputs,

@@ -18,10 +18,12 @@ const Ceiling = z.preprocess(
 const Limits = z
   .strictObject(
     {
-      /** Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling. */
-      dailyGb: Ceiling.default(null),
-      /** Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling. */
-      monthlyGb: Ceiling.default(null),
+      dailyGb: Ceiling.default(null).describe(
+        "Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.",
+      ),
+      monthlyGb: Ceiling.default(null).describe(
+        "Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.",
+      ),
     },
     {
       error: (issue) => (issue.code === "unrecognized_keys" ? "is not a limit; use dailyGb and monthlyGb" : undefined),
@@ -36,34 +38,46 @@ const Limits = z
   });
 export type TrafficLimits = z.input<typeof Limits>;
 
+/**
+ * The model's fields carry their documentation (`describe`): the native schema, and through it every
+ * generated SDK's docstrings, read it from here.
+ */
 export const inputs = {
-  /** Gateway login: 1–63 of a-z, 0-9 and '-', starting with a letter. Changing it replaces the user. */
-  name: d.replaceOnChange(ProxyUserName),
-  /** Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling". */
-  limits: Limits.default({ dailyGb: null, monthlyGb: null }),
-  /** Whether the user may use the gateways (default true), updated in place. */
-  enabled: d.changeDecidedBy(z.boolean().default(true), (olds, news) =>
-    wantsEnabledWrite(olds as never, news as never) ? "update" : "none",
+  name: d.replaceOnChange(
+    ProxyUserName.describe(
+      "Gateway login: 1–63 of a-z, 0-9 and '-', starting with a letter. Changing it replaces the user.",
+    ),
   ),
-  /**
-   * A user disabled out of band (an emergency disable) stays disabled even though `enabled` is true,
-   * so `pulumi up` never silently undoes it. Change this value to acknowledge and re-enable.
-   */
-  reenableTrigger: d.Trigger.optional(),
-  /** Take over the existing proxy user with this id (pu_…) instead of creating one. */
-  adoptId: d.createOnly(ProxyUserId.optional()),
+  limits: Limits.default({ dailyGb: null, monthlyGb: null }).describe(
+    'Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".',
+  ),
+  enabled: d.changeDecidedBy(
+    z.boolean().default(true).describe("Whether the user may use the gateways (default true), updated in place."),
+    (olds, news) => (wantsEnabledWrite(olds as never, news as never) ? "update" : "none"),
+  ),
+  reenableTrigger: d.Trigger.optional().describe(
+    "A user disabled out of band (an emergency disable) stays disabled even though `enabled` is true, so " +
+      "`pulumi up` never silently undoes it. Change this value to acknowledge and re-enable.",
+  ),
+  adoptId: d.createOnly(
+    ProxyUserId.optional().describe("Take over the existing proxy user with this id (pu_…) instead of creating one."),
+  ),
 };
 
 export const outputs = {
-  proxyUserId: z.string(),
+  proxyUserId: z.string().describe("The proxy user's id (pu_…)."),
   name: z.string(),
-  username: z.string(),
-  /** Returned once by the API at creation; null for adopted users. */
-  password: z.string().nullable(),
+  username: z.string().describe("The gateway login."),
+  password: z
+    .string()
+    .nullable()
+    .describe("The gateway password: returned once by the API at creation; null for adopted and imported users."),
   limits: z.object({ dailyGb: z.number().nullable(), monthlyGb: z.number().nullable() }),
   enabled: z.boolean(),
-  /** True while the user is disabled by someone other than this stack. */
-  disabledOutOfBand: z.boolean().default(false),
+  disabledOutOfBand: z
+    .boolean()
+    .default(false)
+    .describe("True while the user is disabled by someone other than this stack."),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 };

@@ -2,8 +2,16 @@ import { GetSchemaRequest, type GetSchemaResponse } from "@pulumi/pulumi/proto/p
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, type RunningPlugin, startPlugin } from "./plugin";
 
-type Spec = { type?: string; $ref?: string; items?: Spec; secret?: boolean; replaceOnChanges?: boolean };
+type Spec = {
+  description?: string;
+  type?: string;
+  $ref?: string;
+  items?: Spec;
+  secret?: boolean;
+  replaceOnChanges?: boolean;
+};
 type Resource = {
+  description?: string;
   inputProperties: Record<string, Spec>;
   requiredInputs: string[];
   properties: Record<string, Spec>;
@@ -65,12 +73,12 @@ describe("GetSchema", () => {
     const user = schema.resources["proxy:index:ProxyUser"];
     expect(user?.requiredInputs).toEqual(["name"]);
     expect(user?.inputProperties.enabled).toMatchObject({ type: "boolean" });
-    expect(user?.inputProperties.limits).toEqual({ $ref: "#/types/proxy:index:ProxyUserLimits" });
-    expect(schema.types["proxy:index:ProxyUserLimits"]?.properties).toEqual({
+    expect(user?.inputProperties.limits).toMatchObject({ $ref: "#/types/proxy:index:ProxyUserLimits" });
+    expect(schema.types["proxy:index:ProxyUserLimits"]?.properties).toMatchObject({
       dailyGb: { type: "number" },
       monthlyGb: { type: "number" },
     });
-    expect(user?.properties.proxyUserId).toEqual({ type: "string" });
+    expect(user?.properties.proxyUserId).toMatchObject({ type: "string" });
     expect(user?.required).toContain("proxyUserId");
     // Null until the API gives one: present in the state, but not promised.
     expect(user?.required).not.toContain("password");
@@ -80,11 +88,27 @@ describe("GetSchema", () => {
     expect(key?.inputProperties.scopes).toMatchObject({ type: "array", items: { type: "string" } });
     expect(key?.inputProperties.graceHours).toMatchObject({ type: "integer" });
     // A trigger takes text or a number and is stored as text.
-    expect(key?.inputProperties.rotationTrigger).toEqual({ type: "string" });
+    expect(key?.inputProperties.rotationTrigger).toMatchObject({ type: "string" });
+    expect(key?.inputProperties.rotationTrigger?.$ref).toBeUndefined();
 
     const allocation = schema.resources["proxy:index:IpAllocation"];
-    expect(allocation?.inputProperties.maxReplacementChargeCents).toEqual({ type: "integer" });
+    expect(allocation?.inputProperties.maxReplacementChargeCents).toMatchObject({ type: "integer" });
     expect(allocation?.properties.blacklists).toEqual({ type: "number" });
+  });
+
+  it("documents each resource and property from the declarations, outputs that echo an input by the input", () => {
+    const user = schema.resources["proxy:index:ProxyUser"];
+    expect(user?.description).toMatch(/^A gateway login with traffic ceilings/);
+    expect(user?.inputProperties.name?.description).toMatch(/Changing it replaces the user/);
+    expect(user?.properties.name?.description).toBe(user?.inputProperties.name?.description);
+    expect(user?.properties.password?.description).toMatch(/returned once by the API at creation/);
+    expect(schema.types["proxy:index:ProxyUserLimits"]?.properties.dailyGb?.description).toMatch(/Daily ceiling/);
+    const undocumented = Object.entries(schema.resources).flatMap(([token, resource]) =>
+      Object.entries(resource.inputProperties)
+        .filter(([, spec]) => !spec.description)
+        .map(([key]) => `${token}.${key}`),
+    );
+    expect(undocumented).toEqual([]);
   });
 
   it("marks the secret outputs", () => {

@@ -12,19 +12,28 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
+// A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state.
 type ApiKey struct {
 	pulumi.CustomResourceState
 
-	CreatedAt               pulumi.StringOutput      `pulumi:"createdAt"`
-	ExpiresAt               pulumi.StringPtrOutput   `pulumi:"expiresAt"`
-	KeyId                   pulumi.StringOutput      `pulumi:"keyId"`
-	LastRotatedAt           pulumi.StringPtrOutput   `pulumi:"lastRotatedAt"`
-	Name                    pulumi.StringOutput      `pulumi:"name"`
-	PreviousSecretExpiresAt pulumi.StringPtrOutput   `pulumi:"previousSecretExpiresAt"`
-	Scopes                  pulumi.StringArrayOutput `pulumi:"scopes"`
-	Secret                  pulumi.StringPtrOutput   `pulumi:"secret"`
-	SecretHint              pulumi.StringOutput      `pulumi:"secretHint"`
-	SecretIsCurrent         pulumi.BoolPtrOutput     `pulumi:"secretIsCurrent"`
+	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
+	// ISO 8601 UTC expiry, in the future; changing it replaces the key.
+	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
+	// The key's id (key_…).
+	KeyId         pulumi.StringOutput    `pulumi:"keyId"`
+	LastRotatedAt pulumi.StringPtrOutput `pulumi:"lastRotatedAt"`
+	// 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked).
+	Name pulumi.StringOutput `pulumi:"name"`
+	// When the secret replaced by the last rotation stops working.
+	PreviousSecretExpiresAt pulumi.StringPtrOutput `pulumi:"previousSecretExpiresAt"`
+	// A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
+	Scopes pulumi.StringArrayOutput `pulumi:"scopes"`
+	// The full secret: present after create or a rotation, never readable again from the API; null when adopted or imported, until the next rotation.
+	Secret pulumi.StringPtrOutput `pulumi:"secret"`
+	// The secret's last four characters.
+	SecretHint pulumi.StringOutput `pulumi:"secretHint"`
+	// Whether `secret` is the key's current secret, as of the last create, rotation or refresh: false once it was rotated outside Pulumi (or a rotation's answer was lost); null without a secret.
+	SecretIsCurrent pulumi.BoolPtrOutput `pulumi:"secretIsCurrent"`
 }
 
 // NewApiKey registers a new resource with the given unique name, arguments, and options.
@@ -86,24 +95,38 @@ func (ApiKeyState) ElementType() reflect.Type {
 }
 
 type apiKeyArgs struct {
-	AdoptId         *string  `pulumi:"adoptId"`
-	ExpiresAt       *string  `pulumi:"expiresAt"`
-	GraceHours      *int     `pulumi:"graceHours"`
-	Name            string   `pulumi:"name"`
-	RotateAfterDays *int     `pulumi:"rotateAfterDays"`
-	RotationTrigger *string  `pulumi:"rotationTrigger"`
-	Scopes          []string `pulumi:"scopes"`
+	// Take over the existing key with this id (key_…) instead of creating one; rotate it to learn a secret.
+	AdoptId *string `pulumi:"adoptId"`
+	// ISO 8601 UTC expiry, in the future; changing it replaces the key.
+	ExpiresAt *string `pulumi:"expiresAt"`
+	// How long the previous secret keeps working after a rotation: 0–168 hours, default 24.
+	GraceHours *int `pulumi:"graceHours"`
+	// 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked).
+	Name string `pulumi:"name"`
+	// Rotate the secret in place (with `graceHours`) once the last rotation, or else the creation, is this many days old: a whole number, 1–365. The preview that finds it due plans the rotation.
+	RotateAfterDays *int `pulumi:"rotateAfterDays"`
+	// Any change of this value rotates the secret in place, like a keeper.
+	RotationTrigger *string `pulumi:"rotationTrigger"`
+	// A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
+	Scopes []string `pulumi:"scopes"`
 }
 
 // The set of arguments for constructing a ApiKey resource.
 type ApiKeyArgs struct {
-	AdoptId         pulumi.StringPtrInput
-	ExpiresAt       pulumi.StringPtrInput
-	GraceHours      pulumi.IntPtrInput
-	Name            pulumi.StringInput
+	// Take over the existing key with this id (key_…) instead of creating one; rotate it to learn a secret.
+	AdoptId pulumi.StringPtrInput
+	// ISO 8601 UTC expiry, in the future; changing it replaces the key.
+	ExpiresAt pulumi.StringPtrInput
+	// How long the previous secret keeps working after a rotation: 0–168 hours, default 24.
+	GraceHours pulumi.IntPtrInput
+	// 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked).
+	Name pulumi.StringInput
+	// Rotate the secret in place (with `graceHours`) once the last rotation, or else the creation, is this many days old: a whole number, 1–365. The preview that finds it due plans the rotation.
 	RotateAfterDays pulumi.IntPtrInput
+	// Any change of this value rotates the secret in place, like a keeper.
 	RotationTrigger pulumi.StringPtrInput
-	Scopes          pulumi.StringArrayInput
+	// A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
+	Scopes pulumi.StringArrayInput
 }
 
 func (ApiKeyArgs) ElementType() reflect.Type {
@@ -147,10 +170,12 @@ func (o ApiKeyOutput) CreatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.CreatedAt }).(pulumi.StringOutput)
 }
 
+// ISO 8601 UTC expiry, in the future; changing it replaces the key.
 func (o ApiKeyOutput) ExpiresAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.ExpiresAt }).(pulumi.StringPtrOutput)
 }
 
+// The key's id (key_…).
 func (o ApiKeyOutput) KeyId() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.KeyId }).(pulumi.StringOutput)
 }
@@ -159,26 +184,32 @@ func (o ApiKeyOutput) LastRotatedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.LastRotatedAt }).(pulumi.StringPtrOutput)
 }
 
+// 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked).
 func (o ApiKeyOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
 
+// When the secret replaced by the last rotation stops working.
 func (o ApiKeyOutput) PreviousSecretExpiresAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.PreviousSecretExpiresAt }).(pulumi.StringPtrOutput)
 }
 
+// A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
 func (o ApiKeyOutput) Scopes() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringArrayOutput { return v.Scopes }).(pulumi.StringArrayOutput)
 }
 
+// The full secret: present after create or a rotation, never readable again from the API; null when adopted or imported, until the next rotation.
 func (o ApiKeyOutput) Secret() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.Secret }).(pulumi.StringPtrOutput)
 }
 
+// The secret's last four characters.
 func (o ApiKeyOutput) SecretHint() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.SecretHint }).(pulumi.StringOutput)
 }
 
+// Whether `secret` is the key's current secret, as of the last create, rotation or refresh: false once it was rotated outside Pulumi (or a rotation's answer was lost); null without a secret.
 func (o ApiKeyOutput) SecretIsCurrent() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.BoolPtrOutput { return v.SecretIsCurrent }).(pulumi.BoolPtrOutput)
 }

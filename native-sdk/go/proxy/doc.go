@@ -1,2 +1,2 @@
-// Package proxy exports types, functions, subpackages for provisioning proxy resources.
+// Proxy users, API keys and ISP or dedicated IPs of the proxy service's management API.
 package proxy

@@ -12,24 +12,33 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
+// An allocated ISP or dedicated address. The resource id is the stable allocation id; `ip` may change.
 type IpAllocation struct {
 	pulumi.CustomResourceState
 
-	AllocatedAt                pulumi.StringOutput     `pulumi:"allocatedAt"`
-	AllocationId               pulumi.StringOutput     `pulumi:"allocationId"`
-	Asn                        pulumi.StringOutput     `pulumi:"asn"`
-	Blacklists                 pulumi.Float64Output    `pulumi:"blacklists"`
-	City                       pulumi.StringOutput     `pulumi:"city"`
-	Country                    pulumi.StringOutput     `pulumi:"country"`
-	FreeReplacementsRemaining  pulumi.Float64Output    `pulumi:"freeReplacementsRemaining"`
-	Health                     pulumi.StringOutput     `pulumi:"health"`
-	Ip                         pulumi.StringOutput     `pulumi:"ip"`
-	LastReplacedIp             pulumi.StringPtrOutput  `pulumi:"lastReplacedIp"`
+	AllocatedAt pulumi.StringOutput `pulumi:"allocatedAt"`
+	// The allocation's id (alloc_…); it stays when the address is swapped.
+	AllocationId pulumi.StringOutput  `pulumi:"allocationId"`
+	Asn          pulumi.StringOutput  `pulumi:"asn"`
+	Blacklists   pulumi.Float64Output `pulumi:"blacklists"`
+	// The city the address is in, as the API reports it.
+	City pulumi.StringOutput `pulumi:"city"`
+	// Two-letter country code, e.g. "de". Changing it replaces the allocation.
+	Country                   pulumi.StringOutput  `pulumi:"country"`
+	FreeReplacementsRemaining pulumi.Float64Output `pulumi:"freeReplacementsRemaining"`
+	Health                    pulumi.StringOutput  `pulumi:"health"`
+	// The address the allocation holds now.
+	Ip pulumi.StringOutput `pulumi:"ip"`
+	// The address the last replacement by this stack retired; null before the first.
+	LastReplacedIp pulumi.StringPtrOutput `pulumi:"lastReplacedIp"`
+	// What the last replacement by this stack cost; null before the first.
 	LastReplacementChargeCents pulumi.Float64PtrOutput `pulumi:"lastReplacementChargeCents"`
-	Product                    pulumi.StringOutput     `pulumi:"product"`
-	RenewsAt                   pulumi.StringOutput     `pulumi:"renewsAt"`
-	ReplacementsThisMonth      pulumi.Float64Output    `pulumi:"replacementsThisMonth"`
-	RequestedCity              pulumi.StringPtrOutput  `pulumi:"requestedCity"`
+	// "isp" or "dedicated". Changing it replaces the allocation.
+	Product               pulumi.StringOutput  `pulumi:"product"`
+	RenewsAt              pulumi.StringOutput  `pulumi:"renewsAt"`
+	ReplacementsThisMonth pulumi.Float64Output `pulumi:"replacementsThisMonth"`
+	// The city the program asks for; null when any city of the country will do (absent in older state).
+	RequestedCity pulumi.StringPtrOutput `pulumi:"requestedCity"`
 }
 
 // NewIpAllocation registers a new resource with the given unique name, arguments, and options.
@@ -89,26 +98,42 @@ func (IpAllocationState) ElementType() reflect.Type {
 }
 
 type ipAllocationArgs struct {
-	AdoptId                   *string `pulumi:"adoptId"`
-	City                      *string `pulumi:"city"`
-	Country                   string  `pulumi:"country"`
-	KeepCity                  *bool   `pulumi:"keepCity"`
-	MaxReplacementChargeCents *int    `pulumi:"maxReplacementChargeCents"`
-	Product                   string  `pulumi:"product"`
-	ReplaceReason             *string `pulumi:"replaceReason"`
-	ReplaceTrigger            *string `pulumi:"replaceTrigger"`
+	// Take over the existing allocation with this id (alloc_…) or address instead of allocating one.
+	AdoptId *string `pulumi:"adoptId"`
+	// Lowercase city name; any city of the country when absent. Moving to another city replaces the allocation.
+	City *string `pulumi:"city"`
+	// Two-letter country code, e.g. "de". Changing it replaces the allocation.
+	Country string `pulumi:"country"`
+	// Keep the replacement in the same city.
+	KeepCity *bool `pulumi:"keepCity"`
+	// The most a replacement may cost, in cents. Two replacements per allocation and month are free; later ones are refused unless this ceiling covers their prorated price.
+	MaxReplacementChargeCents *int `pulumi:"maxReplacementChargeCents"`
+	// "isp" or "dedicated". Changing it replaces the allocation.
+	Product string `pulumi:"product"`
+	// Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other".
+	ReplaceReason *string `pulumi:"replaceReason"`
+	// A change of this value swaps the address in place (same allocation id), using the settings below. An IP address names the address to retire: it swaps only while the allocation holds it.
+	ReplaceTrigger *string `pulumi:"replaceTrigger"`
 }
 
 // The set of arguments for constructing a IpAllocation resource.
 type IpAllocationArgs struct {
-	AdoptId                   pulumi.StringPtrInput
-	City                      pulumi.StringPtrInput
-	Country                   pulumi.StringInput
-	KeepCity                  pulumi.BoolPtrInput
+	// Take over the existing allocation with this id (alloc_…) or address instead of allocating one.
+	AdoptId pulumi.StringPtrInput
+	// Lowercase city name; any city of the country when absent. Moving to another city replaces the allocation.
+	City pulumi.StringPtrInput
+	// Two-letter country code, e.g. "de". Changing it replaces the allocation.
+	Country pulumi.StringInput
+	// Keep the replacement in the same city.
+	KeepCity pulumi.BoolPtrInput
+	// The most a replacement may cost, in cents. Two replacements per allocation and month are free; later ones are refused unless this ceiling covers their prorated price.
 	MaxReplacementChargeCents pulumi.IntPtrInput
-	Product                   pulumi.StringInput
-	ReplaceReason             pulumi.StringPtrInput
-	ReplaceTrigger            pulumi.StringPtrInput
+	// "isp" or "dedicated". Changing it replaces the allocation.
+	Product pulumi.StringInput
+	// Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other".
+	ReplaceReason pulumi.StringPtrInput
+	// A change of this value swaps the address in place (same allocation id), using the settings below. An IP address names the address to retire: it swaps only while the allocation holds it.
+	ReplaceTrigger pulumi.StringPtrInput
 }
 
 func (IpAllocationArgs) ElementType() reflect.Type {
@@ -152,6 +177,7 @@ func (o IpAllocationOutput) AllocatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *IpAllocation) pulumi.StringOutput { return v.AllocatedAt }).(pulumi.StringOutput)
 }
 
+// The allocation's id (alloc_…); it stays when the address is swapped.
 func (o IpAllocationOutput) AllocationId() pulumi.StringOutput {
 	return o.ApplyT(func(v *IpAllocation) pulumi.StringOutput { return v.AllocationId }).(pulumi.StringOutput)
 }
@@ -164,10 +190,12 @@ func (o IpAllocationOutput) Blacklists() pulumi.Float64Output {
 	return o.ApplyT(func(v *IpAllocation) pulumi.Float64Output { return v.Blacklists }).(pulumi.Float64Output)
 }
 
+// The city the address is in, as the API reports it.
 func (o IpAllocationOutput) City() pulumi.StringOutput {
 	return o.ApplyT(func(v *IpAllocation) pulumi.StringOutput { return v.City }).(pulumi.StringOutput)
 }
 
+// Two-letter country code, e.g. "de". Changing it replaces the allocation.
 func (o IpAllocationOutput) Country() pulumi.StringOutput {
 	return o.ApplyT(func(v *IpAllocation) pulumi.StringOutput { return v.Country }).(pulumi.StringOutput)
 }
@@ -180,18 +208,22 @@ func (o IpAllocationOutput) Health() pulumi.StringOutput {
 	return o.ApplyT(func(v *IpAllocation) pulumi.StringOutput { return v.Health }).(pulumi.StringOutput)
 }
 
+// The address the allocation holds now.
 func (o IpAllocationOutput) Ip() pulumi.StringOutput {
 	return o.ApplyT(func(v *IpAllocation) pulumi.StringOutput { return v.Ip }).(pulumi.StringOutput)
 }
 
+// The address the last replacement by this stack retired; null before the first.
 func (o IpAllocationOutput) LastReplacedIp() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *IpAllocation) pulumi.StringPtrOutput { return v.LastReplacedIp }).(pulumi.StringPtrOutput)
 }
 
+// What the last replacement by this stack cost; null before the first.
 func (o IpAllocationOutput) LastReplacementChargeCents() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *IpAllocation) pulumi.Float64PtrOutput { return v.LastReplacementChargeCents }).(pulumi.Float64PtrOutput)
 }
 
+// "isp" or "dedicated". Changing it replaces the allocation.
 func (o IpAllocationOutput) Product() pulumi.StringOutput {
 	return o.ApplyT(func(v *IpAllocation) pulumi.StringOutput { return v.Product }).(pulumi.StringOutput)
 }
@@ -204,6 +236,7 @@ func (o IpAllocationOutput) ReplacementsThisMonth() pulumi.Float64Output {
 	return o.ApplyT(func(v *IpAllocation) pulumi.Float64Output { return v.ReplacementsThisMonth }).(pulumi.Float64Output)
 }
 
+// The city the program asks for; null when any city of the country will do (absent in older state).
 func (o IpAllocationOutput) RequestedCity() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *IpAllocation) pulumi.StringPtrOutput { return v.RequestedCity }).(pulumi.StringPtrOutput)
 }

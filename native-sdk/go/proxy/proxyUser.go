@@ -12,18 +12,26 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
+// A gateway login with traffic ceilings. The gateway password is a secret output.
 type ProxyUser struct {
 	pulumi.CustomResourceState
 
-	CreatedAt         pulumi.StringOutput    `pulumi:"createdAt"`
-	DisabledOutOfBand pulumi.BoolOutput      `pulumi:"disabledOutOfBand"`
-	Enabled           pulumi.BoolOutput      `pulumi:"enabled"`
-	Limits            ProxyUserLimitsOutput  `pulumi:"limits"`
-	Name              pulumi.StringOutput    `pulumi:"name"`
-	Password          pulumi.StringPtrOutput `pulumi:"password"`
-	ProxyUserId       pulumi.StringOutput    `pulumi:"proxyUserId"`
-	UpdatedAt         pulumi.StringOutput    `pulumi:"updatedAt"`
-	Username          pulumi.StringOutput    `pulumi:"username"`
+	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
+	// True while the user is disabled by someone other than this stack.
+	DisabledOutOfBand pulumi.BoolOutput `pulumi:"disabledOutOfBand"`
+	// Whether the user may use the gateways (default true), updated in place.
+	Enabled pulumi.BoolOutput `pulumi:"enabled"`
+	// Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
+	Limits ProxyUserLimitsOutput `pulumi:"limits"`
+	// Gateway login: 1–63 of a-z, 0-9 and '-', starting with a letter. Changing it replaces the user.
+	Name pulumi.StringOutput `pulumi:"name"`
+	// The gateway password: returned once by the API at creation; null for adopted and imported users.
+	Password pulumi.StringPtrOutput `pulumi:"password"`
+	// The proxy user's id (pu_…).
+	ProxyUserId pulumi.StringOutput `pulumi:"proxyUserId"`
+	UpdatedAt   pulumi.StringOutput `pulumi:"updatedAt"`
+	// The gateway login.
+	Username pulumi.StringOutput `pulumi:"username"`
 }
 
 // NewProxyUser registers a new resource with the given unique name, arguments, and options.
@@ -80,19 +88,29 @@ func (ProxyUserState) ElementType() reflect.Type {
 }
 
 type proxyUserArgs struct {
-	AdoptId         *string          `pulumi:"adoptId"`
-	Enabled         *bool            `pulumi:"enabled"`
-	Limits          *ProxyUserLimits `pulumi:"limits"`
-	Name            string           `pulumi:"name"`
-	ReenableTrigger *string          `pulumi:"reenableTrigger"`
+	// Take over the existing proxy user with this id (pu_…) instead of creating one.
+	AdoptId *string `pulumi:"adoptId"`
+	// Whether the user may use the gateways (default true), updated in place.
+	Enabled *bool `pulumi:"enabled"`
+	// Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
+	Limits *ProxyUserLimits `pulumi:"limits"`
+	// Gateway login: 1–63 of a-z, 0-9 and '-', starting with a letter. Changing it replaces the user.
+	Name string `pulumi:"name"`
+	// A user disabled out of band (an emergency disable) stays disabled even though `enabled` is true, so `pulumi up` never silently undoes it. Change this value to acknowledge and re-enable.
+	ReenableTrigger *string `pulumi:"reenableTrigger"`
 }
 
 // The set of arguments for constructing a ProxyUser resource.
 type ProxyUserArgs struct {
-	AdoptId         pulumi.StringPtrInput
-	Enabled         pulumi.BoolPtrInput
-	Limits          ProxyUserLimitsPtrInput
-	Name            pulumi.StringInput
+	// Take over the existing proxy user with this id (pu_…) instead of creating one.
+	AdoptId pulumi.StringPtrInput
+	// Whether the user may use the gateways (default true), updated in place.
+	Enabled pulumi.BoolPtrInput
+	// Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
+	Limits ProxyUserLimitsPtrInput
+	// Gateway login: 1–63 of a-z, 0-9 and '-', starting with a letter. Changing it replaces the user.
+	Name pulumi.StringInput
+	// A user disabled out of band (an emergency disable) stays disabled even though `enabled` is true, so `pulumi up` never silently undoes it. Change this value to acknowledge and re-enable.
 	ReenableTrigger pulumi.StringPtrInput
 }
 
@@ -137,26 +155,32 @@ func (o ProxyUserOutput) CreatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyUser) pulumi.StringOutput { return v.CreatedAt }).(pulumi.StringOutput)
 }
 
+// True while the user is disabled by someone other than this stack.
 func (o ProxyUserOutput) DisabledOutOfBand() pulumi.BoolOutput {
 	return o.ApplyT(func(v *ProxyUser) pulumi.BoolOutput { return v.DisabledOutOfBand }).(pulumi.BoolOutput)
 }
 
+// Whether the user may use the gateways (default true), updated in place.
 func (o ProxyUserOutput) Enabled() pulumi.BoolOutput {
 	return o.ApplyT(func(v *ProxyUser) pulumi.BoolOutput { return v.Enabled }).(pulumi.BoolOutput)
 }
 
+// Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
 func (o ProxyUserOutput) Limits() ProxyUserLimitsOutput {
 	return o.ApplyT(func(v *ProxyUser) ProxyUserLimitsOutput { return v.Limits }).(ProxyUserLimitsOutput)
 }
 
+// Gateway login: 1–63 of a-z, 0-9 and '-', starting with a letter. Changing it replaces the user.
 func (o ProxyUserOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyUser) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
 
+// The gateway password: returned once by the API at creation; null for adopted and imported users.
 func (o ProxyUserOutput) Password() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProxyUser) pulumi.StringPtrOutput { return v.Password }).(pulumi.StringPtrOutput)
 }
 
+// The proxy user's id (pu_…).
 func (o ProxyUserOutput) ProxyUserId() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyUser) pulumi.StringOutput { return v.ProxyUserId }).(pulumi.StringOutput)
 }
@@ -165,6 +189,7 @@ func (o ProxyUserOutput) UpdatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyUser) pulumi.StringOutput { return v.UpdatedAt }).(pulumi.StringOutput)
 }
 
+// The gateway login.
 func (o ProxyUserOutput) Username() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyUser) pulumi.StringOutput { return v.Username }).(pulumi.StringOutput)
 }

@@ -14,7 +14,9 @@ import (
 var _ = internal.GetEnvOrDefault
 
 type ProxyUserLimits struct {
-	DailyGb   *float64 `pulumi:"dailyGb"`
+	// Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+	DailyGb *float64 `pulumi:"dailyGb"`
+	// Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
 	MonthlyGb *float64 `pulumi:"monthlyGb"`
 }
 
@@ -30,7 +32,9 @@ type ProxyUserLimitsInput interface {
 }
 
 type ProxyUserLimitsArgs struct {
-	DailyGb   pulumi.Float64PtrInput `pulumi:"dailyGb"`
+	// Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+	DailyGb pulumi.Float64PtrInput `pulumi:"dailyGb"`
+	// Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
 	MonthlyGb pulumi.Float64PtrInput `pulumi:"monthlyGb"`
 }
 
@@ -111,10 +115,12 @@ func (o ProxyUserLimitsOutput) ToProxyUserLimitsPtrOutputWithContext(ctx context
 	}).(ProxyUserLimitsPtrOutput)
 }
 
+// Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
 func (o ProxyUserLimitsOutput) DailyGb() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v ProxyUserLimits) *float64 { return v.DailyGb }).(pulumi.Float64PtrOutput)
 }
 
+// Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
 func (o ProxyUserLimitsOutput) MonthlyGb() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v ProxyUserLimits) *float64 { return v.MonthlyGb }).(pulumi.Float64PtrOutput)
 }
@@ -143,6 +149,7 @@ func (o ProxyUserLimitsPtrOutput) Elem() ProxyUserLimitsOutput {
 	}).(ProxyUserLimitsOutput)
 }
 
+// Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
 func (o ProxyUserLimitsPtrOutput) DailyGb() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *ProxyUserLimits) *float64 {
 		if v == nil {
@@ -152,6 +159,7 @@ func (o ProxyUserLimitsPtrOutput) DailyGb() pulumi.Float64PtrOutput {
 	}).(pulumi.Float64PtrOutput)
 }
 
+// Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
 func (o ProxyUserLimitsPtrOutput) MonthlyGb() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *ProxyUserLimits) *float64 {
 		if v == nil {

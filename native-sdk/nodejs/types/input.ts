@@ -6,6 +6,12 @@ import * as inputs from "../types/input";
 import * as outputs from "../types/output";
 
 export interface ProxyUserLimitsArgs {
+    /**
+     * Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+     */
     dailyGb?: pulumi.Input<number | undefined>;
+    /**
+     * Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+     */
     monthlyGb?: pulumi.Input<number | undefined>;
 }

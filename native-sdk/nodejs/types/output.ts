@@ -6,7 +6,13 @@ import * as inputs from "../types/input";
 import * as outputs from "../types/output";
 
 export interface ProxyUserLimits {
+    /**
+     * Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+     */
     dailyGb?: number;
+    /**
+     * Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+     */
     monthlyGb?: number;
 }
 

@@ -21,13 +21,23 @@ __all__ = [
 
 class ProxyUserLimitsArgsDict(TypedDict):
     daily_gb: NotRequired[pulumi.Input[Optional[_builtins.float]]]
+    """
+    Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+    """
     monthly_gb: NotRequired[pulumi.Input[Optional[_builtins.float]]]
+    """
+    Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+    """
 
 @pulumi.input_type
 class ProxyUserLimitsArgs:
     def __init__(__self__, *,
                  daily_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  monthly_gb: pulumi.Input[Optional[_builtins.float]] = None):
+        """
+        :param pulumi.Input[_builtins.float] daily_gb: Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+        :param pulumi.Input[_builtins.float] monthly_gb: Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+        """
         if daily_gb is not None:
             pulumi.set(__self__, "daily_gb", daily_gb)
         if monthly_gb is not None:
@@ -36,6 +46,9 @@ class ProxyUserLimitsArgs:
     @_builtins.property
     @pulumi.getter(name="dailyGb")
     def daily_gb(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+        """
         return pulumi.get(self, "daily_gb")
 
     @daily_gb.setter
@@ -45,6 +58,9 @@ class ProxyUserLimitsArgs:
     @_builtins.property
     @pulumi.getter(name="monthlyGb")
     def monthly_gb(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+        """
         return pulumi.get(self, "monthly_gb")
 
     @monthly_gb.setter

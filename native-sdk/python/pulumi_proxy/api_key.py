@@ -28,6 +28,14 @@ class ApiKeyArgs:
                  rotation_trigger: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a ApiKey resource.
+
+        :param pulumi.Input[_builtins.str] name: 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked).
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] scopes: A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
+        :param pulumi.Input[_builtins.str] adopt_id: Take over the existing key with this id (key_…) instead of creating one; rotate it to learn a secret.
+        :param pulumi.Input[_builtins.str] expires_at: ISO 8601 UTC expiry, in the future; changing it replaces the key.
+        :param pulumi.Input[_builtins.int] grace_hours: How long the previous secret keeps working after a rotation: 0–168 hours, default 24.
+        :param pulumi.Input[_builtins.int] rotate_after_days: Rotate the secret in place (with `graceHours`) once the last rotation, or else the creation, is this many days old: a whole number, 1–365. The preview that finds it due plans the rotation.
+        :param pulumi.Input[_builtins.str] rotation_trigger: Any change of this value rotates the secret in place, like a keeper.
         """
         pulumi.set(__self__, "name", name)
         pulumi.set(__self__, "scopes", scopes)
@@ -47,6 +55,9 @@ class ApiKeyArgs:
     @_builtins.property
     @pulumi.getter
     def name(self) -> pulumi.Input[_builtins.str]:
+        """
+        1–63 characters. Changing it replaces the key (the new key is created before the old is revoked).
+        """
         return pulumi.get(self, "name")
 
     @name.setter
@@ -56,6 +67,9 @@ class ApiKeyArgs:
     @_builtins.property
     @pulumi.getter
     def scopes(self) -> pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]:
+        """
+        A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
+        """
         return pulumi.get(self, "scopes")
 
     @scopes.setter
@@ -65,6 +79,9 @@ class ApiKeyArgs:
     @_builtins.property
     @pulumi.getter(name="adoptId")
     def adopt_id(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Take over the existing key with this id (key_…) instead of creating one; rotate it to learn a secret.
+        """
         return pulumi.get(self, "adopt_id")
 
     @adopt_id.setter
@@ -74,6 +91,9 @@ class ApiKeyArgs:
     @_builtins.property
     @pulumi.getter(name="expiresAt")
     def expires_at(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        ISO 8601 UTC expiry, in the future; changing it replaces the key.
+        """
         return pulumi.get(self, "expires_at")
 
     @expires_at.setter
@@ -83,6 +103,9 @@ class ApiKeyArgs:
     @_builtins.property
     @pulumi.getter(name="graceHours")
     def grace_hours(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How long the previous secret keeps working after a rotation: 0–168 hours, default 24.
+        """
         return pulumi.get(self, "grace_hours")
 
     @grace_hours.setter
@@ -92,6 +115,9 @@ class ApiKeyArgs:
     @_builtins.property
     @pulumi.getter(name="rotateAfterDays")
     def rotate_after_days(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Rotate the secret in place (with `graceHours`) once the last rotation, or else the creation, is this many days old: a whole number, 1–365. The preview that finds it due plans the rotation.
+        """
         return pulumi.get(self, "rotate_after_days")
 
     @rotate_after_days.setter
@@ -101,6 +127,9 @@ class ApiKeyArgs:
     @_builtins.property
     @pulumi.getter(name="rotationTrigger")
     def rotation_trigger(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Any change of this value rotates the secret in place, like a keeper.
+        """
         return pulumi.get(self, "rotation_trigger")
 
     @rotation_trigger.setter
@@ -123,10 +152,17 @@ class ApiKey(pulumi.CustomResource):
                  scopes: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  __props__=None):
         """
-        Create a ApiKey resource with the given unique name, props, and options.
+        A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[_builtins.str] adopt_id: Take over the existing key with this id (key_…) instead of creating one; rotate it to learn a secret.
+        :param pulumi.Input[_builtins.str] expires_at: ISO 8601 UTC expiry, in the future; changing it replaces the key.
+        :param pulumi.Input[_builtins.int] grace_hours: How long the previous secret keeps working after a rotation: 0–168 hours, default 24.
+        :param pulumi.Input[_builtins.str] name: 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked).
+        :param pulumi.Input[_builtins.int] rotate_after_days: Rotate the secret in place (with `graceHours`) once the last rotation, or else the creation, is this many days old: a whole number, 1–365. The preview that finds it due plans the rotation.
+        :param pulumi.Input[_builtins.str] rotation_trigger: Any change of this value rotates the secret in place, like a keeper.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] scopes: A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
         """
         ...
     @overload
@@ -135,7 +171,7 @@ class ApiKey(pulumi.CustomResource):
                  args: ApiKeyArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        Create a ApiKey resource with the given unique name, props, and options.
+        A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state.
 
         :param str resource_name: The name of the resource.
         :param ApiKeyArgs args: The arguments to use to populate this resource's properties.
@@ -234,11 +270,17 @@ class ApiKey(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="expiresAt")
     def expires_at(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        ISO 8601 UTC expiry, in the future; changing it replaces the key.
+        """
         return pulumi.get(self, "expires_at")
 
     @_builtins.property
     @pulumi.getter(name="keyId")
     def key_id(self) -> pulumi.Output[_builtins.str]:
+        """
+        The key's id (key_…).
+        """
         return pulumi.get(self, "key_id")
 
     @_builtins.property
@@ -249,30 +291,48 @@ class ApiKey(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter
     def name(self) -> pulumi.Output[_builtins.str]:
+        """
+        1–63 characters. Changing it replaces the key (the new key is created before the old is revoked).
+        """
         return pulumi.get(self, "name")
 
     @_builtins.property
     @pulumi.getter(name="previousSecretExpiresAt")
     def previous_secret_expires_at(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        When the secret replaced by the last rotation stops working.
+        """
         return pulumi.get(self, "previous_secret_expires_at")
 
     @_builtins.property
     @pulumi.getter
     def scopes(self) -> pulumi.Output[Sequence[_builtins.str]]:
+        """
+        A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
+        """
         return pulumi.get(self, "scopes")
 
     @_builtins.property
     @pulumi.getter
     def secret(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The full secret: present after create or a rotation, never readable again from the API; null when adopted or imported, until the next rotation.
+        """
         return pulumi.get(self, "secret")
 
     @_builtins.property
     @pulumi.getter(name="secretHint")
     def secret_hint(self) -> pulumi.Output[_builtins.str]:
+        """
+        The secret's last four characters.
+        """
         return pulumi.get(self, "secret_hint")
 
     @_builtins.property
     @pulumi.getter(name="secretIsCurrent")
     def secret_is_current(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Whether `secret` is the key's current secret, as of the last create, rotation or refresh: false once it was rotated outside Pulumi (or a rotation's answer was lost); null without a secret.
+        """
         return pulumi.get(self, "secret_is_current")
 

@@ -29,6 +29,15 @@ class IpAllocationArgs:
                  replace_trigger: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a IpAllocation resource.
+
+        :param pulumi.Input[_builtins.str] country: Two-letter country code, e.g. "de". Changing it replaces the allocation.
+        :param pulumi.Input[_builtins.str] product: "isp" or "dedicated". Changing it replaces the allocation.
+        :param pulumi.Input[_builtins.str] adopt_id: Take over the existing allocation with this id (alloc_…) or address instead of allocating one.
+        :param pulumi.Input[_builtins.str] city: Lowercase city name; any city of the country when absent. Moving to another city replaces the allocation.
+        :param pulumi.Input[_builtins.bool] keep_city: Keep the replacement in the same city.
+        :param pulumi.Input[_builtins.int] max_replacement_charge_cents: The most a replacement may cost, in cents. Two replacements per allocation and month are free; later ones are refused unless this ceiling covers their prorated price.
+        :param pulumi.Input[_builtins.str] replace_reason: Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other".
+        :param pulumi.Input[_builtins.str] replace_trigger: A change of this value swaps the address in place (same allocation id), using the settings below. An IP address names the address to retire: it swaps only while the allocation holds it.
         """
         pulumi.set(__self__, "country", country)
         pulumi.set(__self__, "product", product)
@@ -52,6 +61,9 @@ class IpAllocationArgs:
     @_builtins.property
     @pulumi.getter
     def country(self) -> pulumi.Input[_builtins.str]:
+        """
+        Two-letter country code, e.g. "de". Changing it replaces the allocation.
+        """
         return pulumi.get(self, "country")
 
     @country.setter
@@ -61,6 +73,9 @@ class IpAllocationArgs:
     @_builtins.property
     @pulumi.getter
     def product(self) -> pulumi.Input[_builtins.str]:
+        """
+        "isp" or "dedicated". Changing it replaces the allocation.
+        """
         return pulumi.get(self, "product")
 
     @product.setter
@@ -70,6 +85,9 @@ class IpAllocationArgs:
     @_builtins.property
     @pulumi.getter(name="adoptId")
     def adopt_id(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Take over the existing allocation with this id (alloc_…) or address instead of allocating one.
+        """
         return pulumi.get(self, "adopt_id")
 
     @adopt_id.setter
@@ -79,6 +97,9 @@ class IpAllocationArgs:
     @_builtins.property
     @pulumi.getter
     def city(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Lowercase city name; any city of the country when absent. Moving to another city replaces the allocation.
+        """
         return pulumi.get(self, "city")
 
     @city.setter
@@ -88,6 +109,9 @@ class IpAllocationArgs:
     @_builtins.property
     @pulumi.getter(name="keepCity")
     def keep_city(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Keep the replacement in the same city.
+        """
         return pulumi.get(self, "keep_city")
 
     @keep_city.setter
@@ -97,6 +121,9 @@ class IpAllocationArgs:
     @_builtins.property
     @pulumi.getter(name="maxReplacementChargeCents")
     def max_replacement_charge_cents(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        The most a replacement may cost, in cents. Two replacements per allocation and month are free; later ones are refused unless this ceiling covers their prorated price.
+        """
         return pulumi.get(self, "max_replacement_charge_cents")
 
     @max_replacement_charge_cents.setter
@@ -106,6 +133,9 @@ class IpAllocationArgs:
     @_builtins.property
     @pulumi.getter(name="replaceReason")
     def replace_reason(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other".
+        """
         return pulumi.get(self, "replace_reason")
 
     @replace_reason.setter
@@ -115,6 +145,9 @@ class IpAllocationArgs:
     @_builtins.property
     @pulumi.getter(name="replaceTrigger")
     def replace_trigger(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        A change of this value swaps the address in place (same allocation id), using the settings below. An IP address names the address to retire: it swaps only while the allocation holds it.
+        """
         return pulumi.get(self, "replace_trigger")
 
     @replace_trigger.setter
@@ -138,10 +171,18 @@ class IpAllocation(pulumi.CustomResource):
                  replace_trigger: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
-        Create a IpAllocation resource with the given unique name, props, and options.
+        An allocated ISP or dedicated address. The resource id is the stable allocation id; `ip` may change.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[_builtins.str] adopt_id: Take over the existing allocation with this id (alloc_…) or address instead of allocating one.
+        :param pulumi.Input[_builtins.str] city: Lowercase city name; any city of the country when absent. Moving to another city replaces the allocation.
+        :param pulumi.Input[_builtins.str] country: Two-letter country code, e.g. "de". Changing it replaces the allocation.
+        :param pulumi.Input[_builtins.bool] keep_city: Keep the replacement in the same city.
+        :param pulumi.Input[_builtins.int] max_replacement_charge_cents: The most a replacement may cost, in cents. Two replacements per allocation and month are free; later ones are refused unless this ceiling covers their prorated price.
+        :param pulumi.Input[_builtins.str] product: "isp" or "dedicated". Changing it replaces the allocation.
+        :param pulumi.Input[_builtins.str] replace_reason: Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other".
+        :param pulumi.Input[_builtins.str] replace_trigger: A change of this value swaps the address in place (same allocation id), using the settings below. An IP address names the address to retire: it swaps only while the allocation holds it.
         """
         ...
     @overload
@@ -150,7 +191,7 @@ class IpAllocation(pulumi.CustomResource):
                  args: IpAllocationArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        Create a IpAllocation resource with the given unique name, props, and options.
+        An allocated ISP or dedicated address. The resource id is the stable allocation id; `ip` may change.
 
         :param str resource_name: The name of the resource.
         :param IpAllocationArgs args: The arguments to use to populate this resource's properties.
@@ -261,6 +302,9 @@ class IpAllocation(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="allocationId")
     def allocation_id(self) -> pulumi.Output[_builtins.str]:
+        """
+        The allocation's id (alloc_…); it stays when the address is swapped.
+        """
         return pulumi.get(self, "allocation_id")
 
     @_builtins.property
@@ -276,11 +320,17 @@ class IpAllocation(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter
     def city(self) -> pulumi.Output[_builtins.str]:
+        """
+        The city the address is in, as the API reports it.
+        """
         return pulumi.get(self, "city")
 
     @_builtins.property
     @pulumi.getter
     def country(self) -> pulumi.Output[_builtins.str]:
+        """
+        Two-letter country code, e.g. "de". Changing it replaces the allocation.
+        """
         return pulumi.get(self, "country")
 
     @_builtins.property
@@ -296,21 +346,33 @@ class IpAllocation(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter
     def ip(self) -> pulumi.Output[_builtins.str]:
+        """
+        The address the allocation holds now.
+        """
         return pulumi.get(self, "ip")
 
     @_builtins.property
     @pulumi.getter(name="lastReplacedIp")
     def last_replaced_ip(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The address the last replacement by this stack retired; null before the first.
+        """
         return pulumi.get(self, "last_replaced_ip")
 
     @_builtins.property
     @pulumi.getter(name="lastReplacementChargeCents")
     def last_replacement_charge_cents(self) -> pulumi.Output[Optional[_builtins.float]]:
+        """
+        What the last replacement by this stack cost; null before the first.
+        """
         return pulumi.get(self, "last_replacement_charge_cents")
 
     @_builtins.property
     @pulumi.getter
     def product(self) -> pulumi.Output[_builtins.str]:
+        """
+        "isp" or "dedicated". Changing it replaces the allocation.
+        """
         return pulumi.get(self, "product")
 
     @_builtins.property
@@ -326,5 +388,8 @@ class IpAllocation(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="requestedCity")
     def requested_city(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The city the program asks for; null when any city of the country will do (absent in older state).
+        """
         return pulumi.get(self, "requested_city")
 

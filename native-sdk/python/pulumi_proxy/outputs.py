@@ -42,6 +42,10 @@ class ProxyUserLimits(dict):
     def __init__(__self__, *,
                  daily_gb: Optional[_builtins.float] = None,
                  monthly_gb: Optional[_builtins.float] = None):
+        """
+        :param _builtins.float daily_gb: Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+        :param _builtins.float monthly_gb: Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+        """
         if daily_gb is not None:
             pulumi.set(__self__, "daily_gb", daily_gb)
         if monthly_gb is not None:
@@ -50,11 +54,17 @@ class ProxyUserLimits(dict):
     @_builtins.property
     @pulumi.getter(name="dailyGb")
     def daily_gb(self) -> Optional[_builtins.float]:
+        """
+        Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+        """
         return pulumi.get(self, "daily_gb")
 
     @_builtins.property
     @pulumi.getter(name="monthlyGb")
     def monthly_gb(self) -> Optional[_builtins.float]:
+        """
+        Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
+        """
         return pulumi.get(self, "monthly_gb")
 
 

@@ -28,6 +28,12 @@ class ProxyUserArgs:
                  reenable_trigger: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a ProxyUser resource.
+
+        :param pulumi.Input[_builtins.str] name: Gateway login: 1–63 of a-z, 0-9 and '-', starting with a letter. Changing it replaces the user.
+        :param pulumi.Input[_builtins.str] adopt_id: Take over the existing proxy user with this id (pu_…) instead of creating one.
+        :param pulumi.Input[_builtins.bool] enabled: Whether the user may use the gateways (default true), updated in place.
+        :param pulumi.Input['ProxyUserLimitsArgs'] limits: Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
+        :param pulumi.Input[_builtins.str] reenable_trigger: A user disabled out of band (an emergency disable) stays disabled even though `enabled` is true, so `pulumi up` never silently undoes it. Change this value to acknowledge and re-enable.
         """
         pulumi.set(__self__, "name", name)
         if adopt_id is not None:
@@ -44,6 +50,9 @@ class ProxyUserArgs:
     @_builtins.property
     @pulumi.getter
     def name(self) -> pulumi.Input[_builtins.str]:
+        """
+        Gateway login: 1–63 of a-z, 0-9 and '-', starting with a letter. Changing it replaces the user.
+        """
         return pulumi.get(self, "name")
 
     @name.setter
@@ -53,6 +62,9 @@ class ProxyUserArgs:
     @_builtins.property
     @pulumi.getter(name="adoptId")
     def adopt_id(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Take over the existing proxy user with this id (pu_…) instead of creating one.
+        """
         return pulumi.get(self, "adopt_id")
 
     @adopt_id.setter
@@ -62,6 +74,9 @@ class ProxyUserArgs:
     @_builtins.property
     @pulumi.getter
     def enabled(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Whether the user may use the gateways (default true), updated in place.
+        """
         return pulumi.get(self, "enabled")
 
     @enabled.setter
@@ -71,6 +86,9 @@ class ProxyUserArgs:
     @_builtins.property
     @pulumi.getter
     def limits(self) -> pulumi.Input[Optional['ProxyUserLimitsArgs']]:
+        """
+        Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
+        """
         return pulumi.get(self, "limits")
 
     @limits.setter
@@ -80,6 +98,9 @@ class ProxyUserArgs:
     @_builtins.property
     @pulumi.getter(name="reenableTrigger")
     def reenable_trigger(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        A user disabled out of band (an emergency disable) stays disabled even though `enabled` is true, so `pulumi up` never silently undoes it. Change this value to acknowledge and re-enable.
+        """
         return pulumi.get(self, "reenable_trigger")
 
     @reenable_trigger.setter
@@ -100,10 +121,15 @@ class ProxyUser(pulumi.CustomResource):
                  reenable_trigger: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
-        Create a ProxyUser resource with the given unique name, props, and options.
+        A gateway login with traffic ceilings. The gateway password is a secret output.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[_builtins.str] adopt_id: Take over the existing proxy user with this id (pu_…) instead of creating one.
+        :param pulumi.Input[_builtins.bool] enabled: Whether the user may use the gateways (default true), updated in place.
+        :param pulumi.Input[Union['ProxyUserLimitsArgs', 'ProxyUserLimitsArgsDict']] limits: Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
+        :param pulumi.Input[_builtins.str] name: Gateway login: 1–63 of a-z, 0-9 and '-', starting with a letter. Changing it replaces the user.
+        :param pulumi.Input[_builtins.str] reenable_trigger: A user disabled out of band (an emergency disable) stays disabled even though `enabled` is true, so `pulumi up` never silently undoes it. Change this value to acknowledge and re-enable.
         """
         ...
     @overload
@@ -112,7 +138,7 @@ class ProxyUser(pulumi.CustomResource):
                  args: ProxyUserArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        Create a ProxyUser resource with the given unique name, props, and options.
+        A gateway login with traffic ceilings. The gateway password is a secret output.
 
         :param str resource_name: The name of the resource.
         :param ProxyUserArgs args: The arguments to use to populate this resource's properties.
@@ -203,31 +229,49 @@ class ProxyUser(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="disabledOutOfBand")
     def disabled_out_of_band(self) -> pulumi.Output[_builtins.bool]:
+        """
+        True while the user is disabled by someone other than this stack.
+        """
         return pulumi.get(self, "disabled_out_of_band")
 
     @_builtins.property
     @pulumi.getter
     def enabled(self) -> pulumi.Output[_builtins.bool]:
+        """
+        Whether the user may use the gateways (default true), updated in place.
+        """
         return pulumi.get(self, "enabled")
 
     @_builtins.property
     @pulumi.getter
     def limits(self) -> pulumi.Output['outputs.ProxyUserLimits']:
+        """
+        Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
+        """
         return pulumi.get(self, "limits")
 
     @_builtins.property
     @pulumi.getter
     def name(self) -> pulumi.Output[_builtins.str]:
+        """
+        Gateway login: 1–63 of a-z, 0-9 and '-', starting with a letter. Changing it replaces the user.
+        """
         return pulumi.get(self, "name")
 
     @_builtins.property
     @pulumi.getter
     def password(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The gateway password: returned once by the API at creation; null for adopted and imported users.
+        """
         return pulumi.get(self, "password")
 
     @_builtins.property
     @pulumi.getter(name="proxyUserId")
     def proxy_user_id(self) -> pulumi.Output[_builtins.str]:
+        """
+        The proxy user's id (pu_…).
+        """
         return pulumi.get(self, "proxy_user_id")
 
     @_builtins.property
@@ -238,5 +282,8 @@ class ProxyUser(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter
     def username(self) -> pulumi.Output[_builtins.str]:
+        """
+        The gateway login.
+        """
         return pulumi.get(self, "username")
 
