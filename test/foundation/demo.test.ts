@@ -43,7 +43,9 @@ describe("npm run demo", () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-build-"));
     try {
       for (const dir of [...SOURCE_DIRS, "dist"]) fs.mkdirSync(path.join(root, dir));
-      fs.cpSync(path.join(REPO_ROOT, "tools", "build.mjs"), path.join(root, "tools", "build.mjs"));
+      for (const script of ["build.mjs", "python-wheel.mjs"]) {
+        fs.cpSync(path.join(REPO_ROOT, "tools", script), path.join(root, "tools", script));
+      }
       fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(root, "node_modules"), "dir");
       const source = path.join(root, "demo", "main.ts");
       fs.writeFileSync(source, "export const answer: number = 42;\n");

@@ -42,7 +42,10 @@ function finishedCache(root: string): string {
   // The language host folder is named after the hash of tools/language-host; the suite's real one has that name.
   const hostBin = path.join(versionDir, "hosts", path.basename(path.dirname(realBin)), "bin");
   fs.mkdirSync(hostBin, { recursive: true });
-  fs.symlinkSync(path.join(realBin, "pulumi-language-nodejs"), path.join(hostBin, "pulumi-language-nodejs"));
+  // Everything a finished build leaves there (the language host under each name, Python's harness) but pulumi.
+  for (const name of fs.readdirSync(realBin).filter((file) => file.startsWith("pulumi-language-"))) {
+    fs.symlinkSync(path.join(realBin, name), path.join(hostBin, name));
+  }
   return versionDir;
 }
 
