@@ -31,7 +31,8 @@ module.exports = {
       severity: "error",
       comment: "No HTTP or server code in the provider: it talks to the API through the SDK only.",
       from: { path: "^provider/" },
-      to: { path: "^(server|cli|policy|tools|demo|bench)/" },
+      // The native plugin's start-up helper (module deferral, no HTTP) is the one file it may use from tools/.
+      to: { path: "^(server|cli|policy|tools|demo|bench)/", pathNot: "^tools/language-host/defer-modules\\.cjs$" },
     },
     {
       name: "server-is-not-a-client",

@@ -50,6 +50,7 @@ function secretValue(value: unknown): { value: unknown } | undefined {
 
 interface ExportedResource {
   urn: string;
+  type: string;
   id?: string;
   inputs?: Record<string, unknown>;
   outputs?: Record<string, unknown>;
@@ -59,7 +60,8 @@ interface ExportedResource {
 export function recordForReplay(deployment: { resources?: ExportedResource[] }, moduleDir: string): Recorded {
   const recorded: Recorded = {};
   for (const resource of deployment.resources ?? []) {
-    if (typeof resource.inputs?.__identity !== "string" || resource.id === undefined) continue;
+    // The proxy resources, dynamic or native; not the stack or its providers.
+    if (resource.id === undefined || resource.type.startsWith("pulumi:")) continue;
     const secrets: string[] = [];
     const outputs: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(resource.outputs ?? {})) {
@@ -68,7 +70,7 @@ export function recordForReplay(deployment: { resources?: ExportedResource[] }, 
       if (secret) secrets.push(key);
       outputs[key] = secret ? secret.value : value;
     }
-    const { __provider: _provider, ...inputs } = resource.inputs;
+    const { __provider: _provider, ...inputs } = resource.inputs ?? {};
     recorded[resource.urn.split("::").pop() ?? ""] = { id: resource.id, inputs, outputs, secrets };
   }
   fs.writeFileSync(path.join(moduleDir, RECORD_FILE), JSON.stringify(recorded));

@@ -55,6 +55,17 @@ describe("the deferred modules of @pulumi/pulumi", () => {
     expect(run(["--require", helper, program])).toEqual(expected);
   });
 
+  it("are deferred through the package's own export, as the native plugin calls it at its start", () => {
+    expect(require.resolve("pulumi-proxy/defer-modules")).toBe(
+      path.join(REPO_ROOT, "tools", "language-host", "defer-modules.cjs"),
+    );
+    const call = `require("pulumi-proxy/defer-modules").deferPulumiModules(require.resolve("@pulumi/pulumi"));`;
+    expect(run(["-e", call + PROBE])).toEqual(expected);
+    const plugin = fs.readFileSync(path.join(REPO_ROOT, "provider", "native", "main.ts"), "utf8");
+    expect(plugin).toContain('require("pulumi-proxy/defer-modules")');
+    expect(plugin).toContain('deferPulumiModules(require.resolve("@pulumi/pulumi"));');
+  });
+
   it("load at once without it, which is what the deferral saves", () => {
     const before = (run(["-e", PROBE]) as typeof expected).before;
     expect(before).toEqual({ typescript: true, arborist: true });

@@ -1,5 +1,6 @@
-// Loaded by the dynamic provider's launcher (installed beside it as pulumi-proxy-defer-modules.cjs)
-// and preloaded by tools/language-host into every program it runs.
+// Loaded by the dynamic provider's launcher (installed beside it as pulumi-proxy-defer-modules.cjs),
+// preloaded by tools/language-host into every program it runs, and required by the native plugin
+// (provider/native/main.ts, as the package's `pulumi-proxy/defer-modules`).
 //
 // Why: `require("@pulumi/pulumi")` loads two large packages that most processes never call.
 // - `typescript` (about 9 MB of source), for serializing functions: a program needs it when it
