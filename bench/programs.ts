@@ -44,23 +44,13 @@ function ipArgs(i: number) {
   return { product: "isp" as const, country: place.country, city: place.city };
 }
 
-/** The real stack. Exports only a count, so outputs do not dominate the state being measured. */
-export function realProgram(installed: Installed, shape: StackShape): PulumiFn {
-  const { ApiKey, IpAllocation, ProxyUser } = installed.provider;
-  return async () => {
-    for (let i = 0; i < shape.users; i++) new ProxyUser(`user-${pad(i)}`, userArgs(i));
-    for (let i = 0; i < shape.keys; i++) new ApiKey(`key-${pad(i)}`, keyArgs(i));
-    for (let i = 0; i < shape.ips; i++) new IpAllocation(`ip-${pad(i)}`, ipArgs(i));
-    return { resources: resourceCount(shape) };
-  };
-}
-
 /**
- * The real stack on the native provider: the same names and inputs through the generated SDK, so the
- * engine talks to the `proxy` plugin instead of a dynamic-provider process.
+ * The real stack, on the dynamic resources or, with `native`, the same names and inputs through the
+ * generated SDK, so the engine talks to the `proxy` plugin instead of a dynamic-provider process.
+ * Exports only a count, so outputs do not dominate the state being measured.
  */
-export function nativeProgram(installed: Installed, shape: StackShape): PulumiFn {
-  const { ApiKey, IpAllocation, ProxyUser } = installed.native;
+export function realProgram(installed: Installed, shape: StackShape, native = false): PulumiFn {
+  const { ApiKey, IpAllocation, ProxyUser } = native ? installed.native : installed.provider;
   return async () => {
     for (let i = 0; i < shape.users; i++) new ProxyUser(`user-${pad(i)}`, userArgs(i));
     for (let i = 0; i < shape.keys; i++) new ApiKey(`key-${pad(i)}`, keyArgs(i));

@@ -5,7 +5,7 @@ import { startReferenceServer } from "../server";
 import { createBenchStack, ProviderMemory, REPO_ROOT, timed, WindowClock } from "./harness";
 import type { Installed } from "./install";
 import { type Measured, phase, RATE_LIMIT_PER_MINUTE, RequestSpan } from "./phase";
-import { nativeProgram, noopProgram, realProgram, replayProgram, resourceCount, type StackShape } from "./programs";
+import { noopProgram, realProgram, replayProgram, resourceCount, type StackShape } from "./programs";
 import type { Recorded } from "./replay";
 
 /**
@@ -144,7 +144,7 @@ async function realRun(
   });
   const harness = await createBenchStack(
     binDir,
-    native ? nativeProgram(installed, shape) : realProgram(installed, shape),
+    realProgram(installed, shape, native),
     {
       "proxy:apiUrl": { value: server.url },
       "proxy:apiKey": { value: server.rootKey, secret: true },

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +29,18 @@ type generators struct {
 	project func(req *pulumirpc.GenerateProjectRequest, project workspace.Project, program *pcl.Program) error
 	// Node.js code prefers the output-versioned form of invokes.
 	bindOptions []pcl.BindOption
+}
+
+func (h *languageHost) GeneratePackage(_ context.Context, req *pulumirpc.GeneratePackageRequest) (*pulumirpc.GeneratePackageResponse, error) {
+	return h.generators.generatePackage(req)
+}
+
+func (h *languageHost) GenerateProgram(_ context.Context, req *pulumirpc.GenerateProgramRequest) (*pulumirpc.GenerateProgramResponse, error) {
+	return h.generators.generateProgram(req)
+}
+
+func (h *languageHost) GenerateProject(_ context.Context, req *pulumirpc.GenerateProjectRequest) (*pulumirpc.GenerateProjectResponse, error) {
+	return h.generators.generateProject(req)
 }
 
 // generatePackage writes an SDK for a package schema (`pulumi package gen-sdk`).

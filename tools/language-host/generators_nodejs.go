@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-
 	"github.com/hashicorp/hcl/v2"
 	codegen "github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
@@ -27,16 +25,4 @@ var nodejsGenerators = generators{
 			false /* forceTsc: only upstream's conformance tests want it */, generatedRuntime)
 	},
 	bindOptions: []pcl.BindOption{pcl.PreferOutputVersionedInvokes},
-}
-
-func (h *host) GeneratePackage(_ context.Context, req *pulumirpc.GeneratePackageRequest) (*pulumirpc.GeneratePackageResponse, error) {
-	return nodejsGenerators.generatePackage(req)
-}
-
-func (h *host) GenerateProgram(_ context.Context, req *pulumirpc.GenerateProgramRequest) (*pulumirpc.GenerateProgramResponse, error) {
-	return nodejsGenerators.generateProgram(req)
-}
-
-func (h *host) GenerateProject(_ context.Context, req *pulumirpc.GenerateProjectRequest) (*pulumirpc.GenerateProjectResponse, error) {
-	return nodejsGenerators.generateProject(req)
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
-	"google.golang.org/protobuf/types/known/emptypb"
 )
 
 // The Go language host: this binary started as pulumi-language-go. As upstream's does, it builds the
@@ -23,15 +22,7 @@ import (
 // Go SDK's pulumi.Run reads. Its code generators are pkg/v3/codegen/go.
 const goHostName = "pulumi-language-go"
 
-type goHost struct {
-	pulumirpc.UnimplementedLanguageRuntimeServer
-	engineAddress string
-	children      *children
-}
-
-func (h *goHost) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
-	return &pulumirpc.PluginInfo{Version: version}, nil
-}
+type goHost struct{ languageHost }
 
 func (h *goHost) GetRequiredPlugins(context.Context, *pulumirpc.GetRequiredPluginsRequest) (*pulumirpc.GetRequiredPluginsResponse, error) {
 	return &pulumirpc.GetRequiredPluginsResponse{}, nil
@@ -90,16 +81,4 @@ var goGenerators = generators{
 	project: func(req *pulumirpc.GenerateProjectRequest, project workspace.Project, program *pcl.Program) error {
 		return gocodegen.GenerateProject(req.GetTargetDirectory(), project, program, req.GetLocalDependencies())
 	},
-}
-
-func (h *goHost) GeneratePackage(_ context.Context, req *pulumirpc.GeneratePackageRequest) (*pulumirpc.GeneratePackageResponse, error) {
-	return goGenerators.generatePackage(req)
-}
-
-func (h *goHost) GenerateProgram(_ context.Context, req *pulumirpc.GenerateProgramRequest) (*pulumirpc.GenerateProgramResponse, error) {
-	return goGenerators.generateProgram(req)
-}
-
-func (h *goHost) GenerateProject(_ context.Context, req *pulumirpc.GenerateProjectRequest) (*pulumirpc.GenerateProjectResponse, error) {
-	return goGenerators.generateProject(req)
 }

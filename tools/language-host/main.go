@@ -36,11 +36,17 @@ var version = "0.0.0-dev"
 // killed `pulumi up` would leave this host, and the program it runs, that long.
 const engineCheckInterval = time.Second
 
-type host struct {
+// languageHost is what the hosts of every language share: the engine's address, the processes they
+// started, and their language's code generators (codegen.go).
+type languageHost struct {
 	pulumirpc.UnimplementedLanguageRuntimeServer
 	engineAddress string
 	children      *children
+	generators    generators
 }
+
+// host serves Node.js programs (run.go, plugin.go, packages.go, link.go).
+type host struct{ languageHost }
 
 // hostName is the executable's name, which is also how the engine names it: every message says it.
 var hostName = filepath.Base(os.Args[0])
@@ -70,13 +76,17 @@ func main() {
 	}
 	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
 		Init: func(srv *grpc.Server) error {
+			shared := languageHost{engineAddress: engineAddress, children: running}
 			switch hostName {
 			case pythonHostName:
-				pulumirpc.RegisterLanguageRuntimeServer(srv, &pythonHost{engineAddress: engineAddress, children: running})
+				shared.generators = pythonGenerators
+				pulumirpc.RegisterLanguageRuntimeServer(srv, &pythonHost{shared})
 			case goHostName:
-				pulumirpc.RegisterLanguageRuntimeServer(srv, &goHost{engineAddress: engineAddress, children: running})
+				shared.generators = goGenerators
+				pulumirpc.RegisterLanguageRuntimeServer(srv, &goHost{shared})
 			default:
-				pulumirpc.RegisterLanguageRuntimeServer(srv, &host{engineAddress: engineAddress, children: running})
+				shared.generators = nodejsGenerators
+				pulumirpc.RegisterLanguageRuntimeServer(srv, &host{shared})
 			}
 			return nil
 		},
@@ -92,7 +102,7 @@ func main() {
 	}
 }
 
-func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
+func (h *languageHost) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
 	return &pulumirpc.PluginInfo{Version: version}, nil
 }
 

@@ -18,7 +18,6 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"github.com/pulumi/pulumi/sdk/v3/python/toolchain"
-	"google.golang.org/protobuf/types/known/emptypb"
 )
 
 // The Python language host: this binary started as pulumi-language-python. Like upstream's, it runs
@@ -31,15 +30,7 @@ const (
 	pythonExecName = "pulumi-language-python-exec"
 )
 
-type pythonHost struct {
-	pulumirpc.UnimplementedLanguageRuntimeServer
-	engineAddress string
-	children      *children
-}
-
-func (h *pythonHost) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
-	return &pulumirpc.PluginInfo{Version: version}, nil
-}
+type pythonHost struct{ languageHost }
 
 // toolchainOf reads the project's runtime options as upstream does: `virtualenv` (relative to the
 // project root) and `toolchain` (pip, poetry or uv; unset: found from lock files, else pip).
@@ -217,16 +208,4 @@ var pythonGenerators = generators{
 		return pycodegen.GenerateProject(req.GetTargetDirectory(), project, program, req.GetLocalDependencies(),
 			typechecker, toolchainName)
 	},
-}
-
-func (h *pythonHost) GeneratePackage(_ context.Context, req *pulumirpc.GeneratePackageRequest) (*pulumirpc.GeneratePackageResponse, error) {
-	return pythonGenerators.generatePackage(req)
-}
-
-func (h *pythonHost) GenerateProgram(_ context.Context, req *pulumirpc.GenerateProgramRequest) (*pulumirpc.GenerateProgramResponse, error) {
-	return pythonGenerators.generateProgram(req)
-}
-
-func (h *pythonHost) GenerateProject(_ context.Context, req *pulumirpc.GenerateProjectRequest) (*pulumirpc.GenerateProjectResponse, error) {
-	return pythonGenerators.generateProject(req)
 }
