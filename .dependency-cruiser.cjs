@@ -31,8 +31,11 @@ module.exports = {
       severity: "error",
       comment: "No HTTP or server code in the provider: it talks to the API through the SDK only.",
       from: { path: "^provider/" },
-      // The native plugin's start-up helper (module deferral, no HTTP) is the one file it may use from tools/.
-      to: { path: "^(server|cli|policy|tools|demo|bench)/", pathNot: "^tools/language-host/defer-modules\\.cjs$" },
+      // The native plugin's process helpers (module deferral, the engine watchdog; no HTTP) are the files it may use from tools/.
+      to: {
+        path: "^(server|cli|policy|tools|demo|bench)/",
+        pathNot: "^tools/language-host/(defer-modules|engine-watch)\\.cjs$",
+      },
     },
     {
       name: "server-is-not-a-client",

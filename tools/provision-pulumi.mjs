@@ -62,8 +62,9 @@ function onPath(name) {
  */
 function installDynamicProviderLauncher(binDir) {
   const hostSource = path.join(repoRoot, "tools", "language-host");
-  // The helper first: the launcher requires it, and goes on without it.
+  // The helpers first: the launcher requires them (and goes on without the deferral).
   installFile(path.join(hostSource, "defer-modules.cjs"), path.join(binDir, "pulumi-proxy-defer-modules.cjs"));
+  installFile(path.join(hostSource, "engine-watch.cjs"), path.join(binDir, "pulumi-proxy-engine-watch.cjs"));
   installFile(
     path.join(hostSource, "dynamic-provider", "pulumi-resource-pulumi-nodejs.cjs"),
     path.join(binDir, "pulumi-resource-pulumi-nodejs"),

@@ -7,6 +7,12 @@
 const engineAddress = process.argv.slice(2).find((arg) => !arg.startsWith("-"));
 if (engineAddress) process.env.PULUMI_NODEJS_ENGINE = engineAddress;
 
+// A killed engine stops nobody: the plugin exits by itself once the engine stops answering.
+const { watchEngine } = require("pulumi-proxy/engine-watch") as {
+  watchEngine(address: string, name: string): boolean;
+};
+if (engineAddress) watchEngine(engineAddress, "pulumi-resource-proxy");
+
 // Before anything loads @pulumi/pulumi: its `typescript` and `@npmcli/arborist`, which the plugin never
 // calls, then load only at a first use (the file says how), instead of about 0.3 s of every start.
 const { deferPulumiModules } = require("pulumi-proxy/defer-modules") as {

@@ -1,7 +1,10 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../support/pulumi";
 import { type CliWorkspace, cliWorkspace, processesMarked, pulumi, startPulumi } from "../support/pulumiCli";
 
 /**
@@ -9,7 +12,8 @@ import { type CliWorkspace, cliWorkspace, processesMarked, pulumi, startPulumi }
  * The language host, the program it runs and the dynamic provider are not the CLI's process group
  * and outlived it, the provider holding some 200 MB for ever. Now the host health-checks the engine
  * (tools/language-host/main.go) and so does the provider's launcher
- * (tools/language-host/dynamic-provider/), each about once a second.
+ * (tools/language-host/dynamic-provider/), each about once a second, and so does the native plugin
+ * (tools/language-host/engine-watch.cjs, shared with the launcher).
  */
 const LEFTOVERS_GONE_WITHIN_MS = 60_000;
 
@@ -77,14 +81,52 @@ describe("`pulumi up` killed with SIGKILL during a create", () => {
     expect(running.some((p) => p.command.includes("pulumi-language-nodejs"))).toBe(true);
     expect(running.length, JSON.stringify(running)).toBeGreaterThanOrEqual(4);
 
-    process.kill(up.pid as number, "SIGKILL");
-    await exited;
-    const deadline = Date.now() + LEFTOVERS_GONE_WITHIN_MS;
-    let left = processesMarked(cli.marker);
-    while (left.length > 0 && Date.now() < deadline) {
-      await sleep(250);
-      left = processesMarked(cli.marker);
+    await killAndExpectNothingLeft(up, exited, cli.marker);
+  });
+
+  it("leaves no native plugin behind either, while its create waits on the API", async () => {
+    const cli = cliWorkspace();
+    workspaces.push(cli);
+    // An API that takes the create's connection and never answers: the create is in flight for minutes.
+    let connected: () => void = () => {};
+    const createSent = new Promise<void>((resolve) => (connected = resolve));
+    const stalled = net.createServer(() => connected());
+    await new Promise<void>((resolve) => stalled.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = stalled.address() as net.AddressInfo;
+      const env = { ...cli.env, PROXY_API_URL: `http://127.0.0.1:${port}`, PROXY_API_KEY: "live_killed-engine-test" };
+      execFileSync(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "provider", "install"], { env });
+      const dir = cli.project("native", {
+        "Pulumi.yaml": "name: native-create\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n",
+        "package.json": JSON.stringify({ name: "native-create", main: "index.js" }),
+        "index.js": 'new (require("pulumi-proxy/native").ProxyUser)("waiting", { name: "waiting" });\n',
+      });
+      expect((await pulumi(["stack", "init", "dev"], dir, env)).code).toBe(0);
+
+      const up = startPulumi(["up", "--yes", "--skip-preview"], dir, env);
+      const exited = new Promise((resolve) => up.on("close", resolve));
+      await createSent;
+      const running = processesMarked(cli.marker);
+      expect(
+        running.some((p) => p.command.includes("native/main.js")),
+        JSON.stringify(running),
+      ).toBe(true);
+      await killAndExpectNothingLeft(up, exited, cli.marker);
+    } finally {
+      stalled.close();
     }
-    expect(left, `still running a minute after the kill: ${JSON.stringify(left, null, 2)}`).toEqual([]);
   });
 });
+
+/** SIGKILLs the CLI, then waits up to a minute for every process it started to be gone. */
+async function killAndExpectNothingLeft(up: ReturnType<typeof startPulumi>, exited: Promise<unknown>, marker: string) {
+  process.kill(up.pid as number, "SIGKILL");
+  await exited;
+  const deadline = Date.now() + LEFTOVERS_GONE_WITHIN_MS;
+  let left = processesMarked(marker);
+  while (left.length > 0 && Date.now() < deadline) {
+    await sleep(250);
+    left = processesMarked(marker);
+  }
+  expect(left, `still running a minute after the kill: ${JSON.stringify(left, null, 2)}`).toEqual([]);
+}
