@@ -1,8 +1,8 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { packageVersion } from "../provider/native/version";
+import { accountHome } from "./pulumiCli";
 
 const USAGE = `usage: pulumi-proxy provider install [--plugins-dir <dir>]
 
@@ -16,7 +16,7 @@ after upgrading pulumi-proxy.
 
 /** The engine's plugin cache: `$PULUMI_HOME/plugins`, else `~/.pulumi/plugins` (its GetPluginDir). */
 export function pluginCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(env.PULUMI_HOME || path.join(os.homedir(), ".pulumi"), "plugins");
+  return path.join(env.PULUMI_HOME || path.join(accountHome(), ".pulumi"), "plugins");
 }
 
 /**

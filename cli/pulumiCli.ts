@@ -1,8 +1,23 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { PulumiCommand } from "@pulumi/pulumi/automation";
 
 export const PINNED_CLI_VERSION = "3.248.0";
+
+/**
+ * The home folder as the Pulumi CLI finds it (Go's user.Current): the account's, from the user
+ * database, not $HOME, which Node's os.homedir() would read first. Where they differ (a CI job or a
+ * shell that moved HOME), ~/.pulumi and `file://~` mean the account's folder to the CLI, so to us.
+ */
+export function accountHome(): string {
+  try {
+    return os.userInfo().homedir || os.homedir();
+  } catch {
+    // No entry in the user database (an arbitrary container uid): the CLI falls back to $HOME too.
+    return os.homedir();
+  }
+}
 
 export interface LocatedCli {
   command: PulumiCommand;

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { accountHome } from "./pulumiCli";
 
 /**
  * What a killed `pulumi up` or `destroy` leaves behind, read from the backend itself: the lock, the
@@ -43,7 +44,7 @@ export interface PendingOperation {
 export function fileBackendStack(backendUrl: string, project: string, stackRef: string): FileBackendStack | undefined {
   if (!backendUrl.startsWith("file://")) return undefined;
   const raw = backendUrl.slice("file://".length).split("?")[0] ?? "";
-  const root = raw === "~" || raw.startsWith("~/") ? path.join(os.homedir(), raw.slice(1)) : path.resolve(raw);
+  const root = raw === "~" || raw.startsWith("~/") ? path.join(accountHome(), raw.slice(1)) : path.resolve(raw);
   // `--stack` may be fully qualified: organization/<project>/<stack>.
   const parts = stackRef.split("/");
   const stack = parts[parts.length - 1] ?? stackRef;

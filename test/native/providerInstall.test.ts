@@ -1,8 +1,10 @@
 import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { pluginCacheDir } from "../../cli/providerInstall";
 import { outsideFolder } from "../support/outside";
 import { REPO_ROOT } from "../support/pulumi";
 
@@ -36,6 +38,17 @@ describe("pulumi-proxy provider install", () => {
     });
     plugin.kill();
     expect(port).toMatch(/^\d+$/);
+  });
+
+  it("without PULUMI_HOME, uses the account's home as the engine does (Go's user.Current), not $HOME", () => {
+    const saved = process.env.HOME;
+    process.env.HOME = home.dir;
+    try {
+      expect(os.homedir()).toBe(home.dir);
+      expect(pluginCacheDir({})).toBe(path.join(os.userInfo().homedir, ".pulumi", "plugins"));
+    } finally {
+      process.env.HOME = saved;
+    }
   });
 
   it("refuses another subcommand and shows its usage", async () => {
