@@ -10,10 +10,15 @@ import { createTestStack, type TestStack } from "../support/pulumi";
 
 const exec = promisify(execFile);
 
-/** A JavaScript program of a user who has only the installed package: the generated SDK it ships. */
-const PROGRAM = `const proxy = require("pulumi-proxy/native");
+/**
+ * A TypeScript program of a user who has only the installed package: the generated SDK it ships. No
+ * TypeScript is installed, so the run harness type-checks with the compiler @pulumi/pulumi vendors,
+ * whose module resolution predates package exports (the package's typesVersions answer it).
+ */
+const PROGRAM = `import * as proxy from "pulumi-proxy/native";
+
 const user = new proxy.ProxyUser("scraper", { name: "scraper", limits: { dailyGb: 2 } });
-exports.userId = user.proxyUserId;
+export const userId = user.proxyUserId;
 `;
 
 /** The user's folder: the program, and the tarball installed beside `@pulumi/pulumi`. */
@@ -22,7 +27,7 @@ async function userProgram(outsideDir: string): Promise<string> {
   const dir = path.join(outsideDir, "app");
   fs.mkdirSync(dir);
   fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: native-app\nruntime: nodejs\n");
-  fs.writeFileSync(path.join(dir, "index.js"), PROGRAM);
+  fs.writeFileSync(path.join(dir, "index.ts"), PROGRAM);
   fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "native-app", private: true }));
   await npm(["install", tarball, "@pulumi/pulumi@3.248.0"], dir);
   return dir;
