@@ -72,7 +72,7 @@ export function build({ forPack = false } = {}) {
   const tsc = path.join(repoRoot, "node_modules", "typescript", "bin", "tsc");
   const args = [tsc, "-p", "tsconfig.build.json", ...(forPack ? ["--sourceMap", "false"] : [])];
   execFileSync(process.execPath, args, { cwd: repoRoot, stdio: "inherit" });
-  buildNodeSdk(tsc, forPack);
+  buildNodeAndGoSdks(tsc, forPack);
   buildPythonWheel({ required: forPack });
   fs.writeFileSync(STAMP, "");
   fs.utimesSync(STAMP, stampTime, stampTime);
@@ -83,7 +83,7 @@ export function build({ forPack = false } = {}) {
  * upstream builds its SDKs, beside the manifest it reads its version from; the Go SDK is copied.
  * @param {string} tsc @param {boolean} forPack
  */
-function buildNodeSdk(tsc, forPack) {
+function buildNodeAndGoSdks(tsc, forPack) {
   const source = path.join(repoRoot, "native-sdk", "nodejs");
   const target = path.join(repoRoot, "dist", "native-sdk", "nodejs");
   // Only `npm run gen-sdks` on a checkout without the generated code gets here without it.

@@ -22,7 +22,7 @@ import (
 // The code generators are the ones of the pkg module the CLI itself is built from, so `pulumi
 // package gen-sdk`, `pulumi import` and `pulumi convert` write what the same CLI version upstream
 // would. Every call gets the address of a schema loader served by the CLI. One language's generators
-// (generators_nodejs.go, python.go) plug into the three calls below.
+// (generators_nodejs.go, python.go, golang.go) plug into the three calls below.
 type generators struct {
 	pkg     func(pkg *schema.Package, req *pulumirpc.GeneratePackageRequest, loader schema.ReferenceLoader) (map[string][]byte, error)
 	program func(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, error)
