@@ -124,8 +124,8 @@ export async function packageSchema(version: string): Promise<Record<string, unk
     resources,
     types,
     language: SDK_PACKAGES,
-    // The SDKs' current layout (pyproject.toml, a go.mod of the Go SDK's own), as `pulumi package
-    // pack-sdk` expects it.
+    // The generators' current layout, as `pulumi package pack-sdk` expects it: the Go SDK gets a go.mod
+    // of its own, which a program's `replace` needs.
     meta: { supportPack: true },
   };
 }
@@ -134,7 +134,8 @@ export async function packageSchema(version: string): Promise<Record<string, unk
  * Where each generated SDK lives. Node: inside this package, so a program needs nothing else, and the
  * code `pulumi import` writes imports it from there. Python: the wheel `pulumi_proxy`, built with the
  * package. Go: a module of its own, example.com/pulumi-proxy/sdk/go, which a program's go.mod
- * replaces with the copy in this package. Each carries the schema's version, which its resources ask the engine for as the plugin's.
+ * replaces with the copy in this package. Each carries the schema's version, which its resources ask
+ * the engine for as the plugin's.
  */
 const SDK_PACKAGES = {
   nodejs: { packageName: "pulumi-proxy/native", respectSchemaVersion: true },

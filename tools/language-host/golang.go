@@ -24,10 +24,6 @@ const goHostName = "pulumi-language-go"
 
 type goHost struct{ languageHost }
 
-func (h *goHost) GetRequiredPlugins(context.Context, *pulumirpc.GetRequiredPluginsRequest) (*pulumirpc.GetRequiredPluginsResponse, error) {
-	return &pulumirpc.GetRequiredPluginsResponse{}, nil
-}
-
 // GetRequiredPackages reports none: a Go program's plugins are installed before it runs
 // (`pulumi-proxy provider install` for this package's), which is what the engine then finds.
 func (h *goHost) GetRequiredPackages(context.Context, *pulumirpc.GetRequiredPackagesRequest) (*pulumirpc.GetRequiredPackagesResponse, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,8 +15,9 @@ import (
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 )
 
-// GetRequiredPlugins is the older form of GetRequiredPackages, which the engine asks first.
-func (h *host) GetRequiredPlugins(context.Context, *pulumirpc.GetRequiredPluginsRequest) (*pulumirpc.GetRequiredPluginsResponse, error) {
+// GetRequiredPlugins is the older form of GetRequiredPackages, which the engine asks first; every
+// language answers with its packages instead.
+func (h *languageHost) GetRequiredPlugins(context.Context, *pulumirpc.GetRequiredPluginsRequest) (*pulumirpc.GetRequiredPluginsResponse, error) {
 	return &pulumirpc.GetRequiredPluginsResponse{}, nil
 }
 
@@ -99,17 +101,27 @@ func pluginOfPackage(packageDir string) *pulumirpc.PackageDependency {
 // PULUMI_PREFER_YARN/pnpm settings say otherwise) in the program or plugin folder, for `pulumi
 // install`, `pulumi convert` and policy packs installed by the CLI.
 func (h *host) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, server pulumirpc.LanguageRuntime_InstallDependenciesServer) error {
+	dir := req.GetInfo().GetProgramDirectory()
+	if root, err := npm.FindWorkspaceRoot(dir); err == nil {
+		dir = root
+	}
+	return installDependencies(req, server, dir, func(stdout, stderr io.Writer) error {
+		_, err := npm.Install(server.Context(), npm.AutoPackageManager, dir, false, stdout, stderr)
+		return err
+	})
+}
+
+// installDependencies streams `install`'s output to the engine, framed as upstream's hosts frame it.
+func installDependencies(req *pulumirpc.InstallDependenciesRequest, server pulumirpc.LanguageRuntime_InstallDependenciesServer,
+	dir string, install func(stdout, stderr io.Writer) error,
+) error {
 	closer, stdout, stderr, err := rpcutil.MakeInstallDependenciesStreams(server, req.GetIsTerminal())
 	if err != nil {
 		return err
 	}
 	defer closer.Close()
-	dir := req.GetInfo().GetProgramDirectory()
-	if root, err := npm.FindWorkspaceRoot(dir); err == nil {
-		dir = root
-	}
 	fmt.Fprintf(stdout, "Installing dependencies in %s...\n\n", dir)
-	if _, err := npm.Install(server.Context(), npm.AutoPackageManager, dir, false, stdout, stderr); err != nil {
+	if err := install(stdout, stderr); err != nil {
 		return fmt.Errorf("installing the dependencies in %s failed: %w", dir, err)
 	}
 	fmt.Fprint(stdout, "Finished installing dependencies\n\n")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,7 +15,6 @@ import (
 	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
 	pycodegen "github.com/pulumi/pulumi/pkg/v3/codegen/python"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"github.com/pulumi/pulumi/sdk/v3/python/toolchain"
@@ -131,10 +131,6 @@ for d in m.distributions():
                 pass
 print(json.dumps(found))`
 
-func (h *pythonHost) GetRequiredPlugins(context.Context, *pulumirpc.GetRequiredPluginsRequest) (*pulumirpc.GetRequiredPluginsResponse, error) {
-	return &pulumirpc.GetRequiredPluginsResponse{}, nil
-}
-
 // GetRequiredPackages names the provider plugins of the SDKs installed in the program's environment.
 // Without a usable environment yet (before `pulumi install`) there are none to report.
 func (h *pythonHost) GetRequiredPackages(ctx context.Context, req *pulumirpc.GetRequiredPackagesRequest) (*pulumirpc.GetRequiredPackagesResponse, error) {
@@ -176,22 +172,14 @@ func (h *pythonHost) GetRequiredPackages(ctx context.Context, req *pulumirpc.Get
 // InstallDependencies creates the virtual environment Pulumi.yaml names, when missing, and installs
 // requirements.txt into it (`pulumi install`, and before a program runs in a fresh checkout).
 func (h *pythonHost) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, server pulumirpc.LanguageRuntime_InstallDependenciesServer) error {
-	closer, stdout, stderr, err := rpcutil.MakeInstallDependenciesStreams(server, req.GetIsTerminal())
-	if err != nil {
-		return err
-	}
-	defer closer.Close()
 	tc, err := toolchainOf(req.GetInfo())
 	if err != nil {
 		return err
 	}
 	dir := req.GetInfo().GetProgramDirectory()
-	fmt.Fprintf(stdout, "Installing dependencies in %s...\n\n", dir)
-	if err := tc.InstallDependencies(server.Context(), dir, req.GetUseLanguageVersionTools(), true, stdout, stderr); err != nil {
-		return fmt.Errorf("installing the dependencies in %s failed: %w", dir, err)
-	}
-	fmt.Fprint(stdout, "Finished installing dependencies\n\n")
-	return closer.Close()
+	return installDependencies(req, server, dir, func(stdout, stderr io.Writer) error {
+		return tc.InstallDependencies(server.Context(), dir, req.GetUseLanguageVersionTools(), true, stdout, stderr)
+	})
 }
 
 var pythonGenerators = generators{
