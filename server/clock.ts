@@ -44,8 +44,14 @@ export function isoTimestamp(ms: number): string {
 }
 
 /** `YYYY-MM-DD` of the UTC day holding `ms`. */
+/** The last day asked for: the gateway asks for every exchange it meters, almost always the same day. */
+let lastDay = { start: Number.NaN, day: "" };
+
 export function utcDay(ms: number): string {
-  return isoTimestamp(ms).slice(0, 10);
+  if (ms >= lastDay.start && ms < lastDay.start + DAY_MS) return lastDay.day;
+  const day = isoTimestamp(ms).slice(0, 10);
+  lastDay = { start: ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS), day };
+  return day;
 }
 
 /** `YYYY-MM` of the UTC calendar month holding `ms`; replacement allowances reset when it changes. */

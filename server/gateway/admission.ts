@@ -8,8 +8,6 @@ import type { GatewayView, PropagatingDirectory } from "./directory";
 import type { FailedLogins } from "./logins";
 import { Refusal } from "./refusals";
 
-/** A GB, as the limits count it. */
-
 const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
 
 const CHALLENGE =
@@ -17,6 +15,23 @@ const CHALLENGE =
 
 /** Compared against when the username is unknown, so that path hashes and compares exactly like a wrong password. */
 const NO_USER_HASH = sha256Hex("no such proxy user");
+
+/**
+ * What a connection's last full login proved. Neither the password nor the header is kept, only a
+ * fingerprint of the header: the same header again on the same connection skips the password hash
+ * (the one costly step of a login), any other header is checked in full.
+ */
+export interface ProvenLogin {
+  readonly fingerprint: number;
+  readonly username: string;
+  /** The stored hash the password matched: after a password change the next request is checked in full. */
+  readonly passwordHash: string;
+}
+
+/** Where a connection keeps its proven login. */
+export interface LoginSlot {
+  login: ProvenLogin | undefined;
+}
 
 export interface AdmissionLimits {
   limiter: RateLimiter;
@@ -42,10 +57,15 @@ export class Admission {
     private readonly hashPassword: (password: string) => string = sha256Hex,
   ) {}
 
-  /** The proxy user the request is metered to; throws a Refusal. `address` is the client's. */
-  admit(proxyAuthorization: string | undefined, address: string): GatewayView {
+  /**
+   * The proxy user the request is metered to; throws a Refusal. `address` is the client's, `slot` its
+   * connection's proven login.
+   */
+  admit(proxyAuthorization: string | undefined, address: string, slot: LoginSlot = { login: undefined }): GatewayView {
     const now = this.clock.now();
-    const user = this.authenticate(proxyAuthorization, address, now);
+    const user =
+      this.provenAgain(proxyAuthorization, address, now, slot.login) ??
+      this.authenticate(proxyAuthorization, address, now, slot);
     if (!user.enabled) {
       throw new Refusal("proxy_user_disabled", "This proxy user is disabled; re-enable it through the API.");
     }
@@ -68,19 +88,26 @@ export class Admission {
     return user;
   }
 
-  private authenticate(header: string | undefined, address: string, now: number): GatewayView {
+  /** The connection's proven user, when this is the header that proved it and the password is unchanged. */
+  private provenAgain(
+    header: string | undefined,
+    address: string,
+    now: number,
+    proven: ProvenLogin | undefined,
+  ): GatewayView | undefined {
+    if (proven === undefined || header === undefined || fingerprint(header) !== proven.fingerprint) return undefined;
+    // The failed-login budget holds here too: a limited name is refused whatever the password.
+    this.refuseIfBlocked(proven.username, address, now);
+    const user = this.directory.lookup(proven.username, now);
+    return user?.passwordHash === proven.passwordHash ? user : undefined;
+  }
+
+  private authenticate(header: string | undefined, address: string, now: number, slot: LoginSlot): GatewayView {
     const encoded = header === undefined ? undefined : BASIC.exec(header)?.[1];
     const decoded = encoded === undefined ? "" : Buffer.from(encoded, "base64").toString("utf8");
     const colon = decoded.indexOf(":");
     const username = colon > 0 ? decoded.slice(0, colon) : "";
-    const blockedFor = this.limits.failedLogins.blockedFor(username, address, now);
-    if (blockedFor !== undefined) {
-      throw new Refusal(
-        "rate_limited",
-        `Too many failed logins for this username or from this address; retry in ${blockedFor} s.`,
-        blockedFor,
-      );
-    }
+    this.refuseIfBlocked(username, address, now);
     if (colon <= 0) {
       this.limits.failedLogins.fail(username, address, now);
       throw new Refusal("invalid_credentials", `Missing or malformed credentials. ${CHALLENGE}`);
@@ -93,7 +120,19 @@ export class Admission {
       this.limits.failedLogins.fail(username, address, now);
       throw new Refusal("invalid_credentials", `Wrong username or password. ${CHALLENGE}`);
     }
+    slot.login = { fingerprint: fingerprint(header as string), username, passwordHash: user.passwordHash };
     return user;
+  }
+
+  private refuseIfBlocked(username: string, address: string, now: number): void {
+    const blockedFor = this.limits.failedLogins.blockedFor(username, address, now);
+    if (blockedFor !== undefined) {
+      throw new Refusal(
+        "rate_limited",
+        `Too many failed logins for this username or from this address; retry in ${blockedFor} s.`,
+        blockedFor,
+      );
+    }
   }
 
   private checkCeilings(user: GatewayView, now: number): void {
@@ -115,4 +154,16 @@ export class Admission {
 
 function sameHash(a: string, b: string): boolean {
   return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+/** 53 bits of two FNV-1a-style lanes over a header: equal headers give equal fingerprints, and the header itself need not be kept. */
+function fingerprint(text: string): number {
+  let low = 0x811c9dc5;
+  let high = 0x9e3779b9 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    low = Math.imul(low ^ code, 0x01000193);
+    high = Math.imul(high ^ code, 0x5bd1e995);
+  }
+  return (high >>> 11) * 0x1_0000_0000 + (low >>> 0);
 }

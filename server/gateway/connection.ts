@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import type { ProvenLogin } from "./admission";
 import { RequestFraming } from "./framing";
 import type { Exchange } from "./meter";
 
@@ -25,11 +26,15 @@ export class ConnectionMeter {
   userId: string | undefined;
   /** A refusal was sent: the connection closes after it, and requests pipelined behind it are not served. */
   refused = false;
+  /** The login its first admitted request proved (see Admission). */
+  login: ProvenLogin | undefined;
   private readonly framing = new RequestFraming((index, bytes) => this.read(index, bytes));
+  /** The exchanges not over yet, by the index of their request on this connection. */
   private readonly byIndex = new Map<number, Exchange>();
   private readonly earlyReads = new Map<number, number>();
-  private readonly byAnswer = new WeakMap<ServerResponse, Exchange>();
-  private readonly earlyWrites = new Map<ServerResponse, number>();
+  private readonly byAnswer = new Map<ServerResponse, Exchange>();
+  /** Bytes of the answer Node is writing before its request reached the gateway (a `100 Continue`). */
+  private early: { answer: ServerResponse; bytes: number } | undefined;
   private tunnel: Exchange | undefined;
   private emitted = 0;
 
@@ -42,22 +47,28 @@ export class ConnectionMeter {
     }) as Socket["write"];
   }
 
-  /** The exchange of the next request Node emitted on this connection; `answer` is absent for CONNECT. */
-  attach(exchange: Exchange, answer?: ServerResponse): void {
+  /** The exchange of the next request Node emitted on this connection; `answer` is absent for CONNECT. Returns its index. */
+  attach(exchange: Exchange, answer?: ServerResponse): number {
     const index = this.emitted++;
     this.byIndex.set(index, exchange);
-    exchange.count(this.earlyReads.get(index) ?? 0);
-    this.earlyReads.delete(index);
-    if (answer) {
+    const early = this.earlyReads.get(index);
+    if (early !== undefined) {
+      exchange.count(early);
+      this.earlyReads.delete(index);
+    }
+    if (!answer) this.tunnel = exchange;
+    else {
       this.byAnswer.set(answer, exchange);
-      exchange.count(this.earlyWrites.get(answer) ?? 0);
-      this.earlyWrites.delete(answer);
-    } else this.tunnel = exchange;
+      if (this.early?.answer === answer) exchange.count(this.early.bytes);
+      this.early = undefined;
+    }
+    return index;
   }
 
   /** The exchange is over: nothing more is attributed to it. */
-  detach(exchange: Exchange): void {
-    for (const [index, attached] of this.byIndex) if (attached === exchange) this.byIndex.delete(index);
+  detach(index: number, answer?: ServerResponse): void {
+    this.byIndex.delete(index);
+    if (answer) this.byAnswer.delete(answer);
   }
 
   cut(): void {
@@ -79,6 +90,7 @@ export class ConnectionMeter {
     if (!answer) return;
     const exchange = this.byAnswer.get(answer);
     if (exchange) exchange.count(bytes);
-    else this.earlyWrites.set(answer, (this.earlyWrites.get(answer) ?? 0) + bytes);
+    else if (this.early?.answer === answer) this.early.bytes += bytes;
+    else this.early = { answer, bytes };
   }
 }

@@ -1,7 +1,7 @@
 import { type Agent, type IncomingMessage, request, type ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
 import { Refusal } from "./refusals";
-import type { Target } from "./targets";
+import type { AbsoluteTarget, Target } from "./targets";
 
 /** Headers of one connection, never forwarded (RFC 9110 §7.6.1), plus the gateway's own credentials. */
 const HOP_BY_HOP = new Set([
@@ -60,7 +60,8 @@ function onceConnected(socket: Socket, reached: () => void): void {
 export function forwardRequest(
   req: IncomingMessage,
   res: ServerResponse,
-  target: Target & { path: string; hostHeader: string },
+  target: Target,
+  absolute: Pick<AbsoluteTarget, "path" | "hostHeader">,
   agent: Agent,
   reached: () => void,
 ): Promise<number> {
@@ -69,8 +70,8 @@ export function forwardRequest(
       host: target.connectTo,
       port: target.port,
       method: req.method,
-      path: target.path,
-      headers: forwardedHeaders(req.rawHeaders, target.hostHeader),
+      path: absolute.path,
+      headers: forwardedHeaders(req.rawHeaders, absolute.hostHeader),
       agent,
       ...(target.lookup ? { lookup: target.lookup, autoSelectFamily: true } : {}),
     });

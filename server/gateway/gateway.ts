@@ -86,7 +86,11 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
 
   /** Admission, then the one-user rule: the proxy user this exchange is metered to. */
   function admit(req: IncomingMessage, connection: ConnectionMeter) {
-    const user = admission.admit(header(req.headers["proxy-authorization"]), req.socket.remoteAddress ?? "-");
+    const user = admission.admit(
+      header(req.headers["proxy-authorization"]),
+      req.socket.remoteAddress ?? "-",
+      connection,
+    );
     if (connection.userId !== undefined && connection.userId !== user.id)
       throw new Refusal("bad_request", ONE_USER_PER_CONNECTION);
     connection.userId = user.id;
@@ -103,7 +107,7 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
     const started = performance.now();
     const connection = connections.get(req.socket) as ConnectionMeter;
     const exchange = new Exchange(meter, () => connection.cut());
-    connection.attach(exchange, res);
+    const index = connection.attach(exchange, res);
     const ended = exchangeEnded(req, res);
     const target = parseAbsoluteUrl(req.url ?? "");
     const what = `${req.method ?? "?"} ${target ? `${target.host}:${target.port}` : "-"}`;
@@ -116,10 +120,10 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
         if (req.headers.upgrade !== undefined)
           throw new Refusal("bad_request", "The gateway does not upgrade connections; use CONNECT for a tunnel.");
         const user = admit(req, connection);
-        const checked = { ...targets.check(target.host, target.port), ...target };
+        const checked = targets.check(target.host, target.port);
         exchange.open(user);
         meteredTo = user.id;
-        outcome = String(await forwardRequest(req, res, checked, agent, () => exchange.commit()));
+        outcome = String(await forwardRequest(req, res, checked, target, agent, () => exchange.commit()));
       } catch (error) {
         const refusal = refusalOf(error, connection);
         refusal.send(res, requestId);
@@ -128,7 +132,7 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
     }
     await ended;
     exchange.end();
-    connection.detach(exchange);
+    connection.detach(index, res);
     note(requestId, what, outcome, started, meteredTo, exchange.billed);
   }
 

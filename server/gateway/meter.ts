@@ -65,16 +65,19 @@ export class Exchange {
 }
 
 /**
- * Writes the gateway's traffic to the proxy users' usage while it flows: every second, and when an
- * exchange ends. Between flushes it knows each user's headroom under its ceilings, in memory, so the
- * exchange that crosses one is cut at once (within one socket chunk, at most 64 KB, past it), and the
- * flush at that moment lets new requests see the ceiling. (Flushing every 64 KB as well cost a
- * quarter of the 1 MB throughput and bought nothing the headroom does not.)
+ * Writes the gateway's traffic to the proxy users' usage while it flows: when an exchange ends, and
+ * every second for what is still open. Between flushes it knows each user's headroom under its
+ * ceilings, in memory, so the exchange that crosses one is cut at once (within one socket chunk, at
+ * most 64 KB, past it), and the flush at that moment lets new requests see the ceiling. (Flushing
+ * every 64 KB as well cost a quarter of the 1 MB throughput and bought nothing the headroom does not.)
+ * A flush only adds to the store and takes what it added off the headroom; the headroom is read
+ * afresh, with the user's current limits, each second and before anything is cut, so a flush stays
+ * cheap enough for one per small exchange.
  */
 export class TrafficMeter {
   private readonly flows = new Map<string, UserFlow>();
   /** Runs while the gateway does: starting and stopping it as users' traffic comes and goes cost more than it. */
-  private readonly timer = setInterval(() => this.flushAll(), FLUSH_INTERVAL_MS).unref();
+  private readonly timer = setInterval(() => this.tick(), FLUSH_INTERVAL_MS).unref();
 
   constructor(
     private readonly store: Store,
@@ -101,40 +104,46 @@ export class TrafficMeter {
 
   flowed(flow: UserFlow, bytes: number): void {
     flow.bytes += bytes;
-    if (flow.bytes > flow.headroom) {
-      this.flush(flow);
-      for (const exchange of flow.open) exchange.cut();
-    }
+    if (flow.bytes <= flow.headroom) return;
+    this.flush(flow);
+    // The limits may have been raised since the headroom was last read.
+    flow.headroom = this.headroom(this.current(flow.user) ?? flow.user);
+    if (flow.headroom < 0) for (const exchange of flow.open) exchange.cut();
   }
 
   close(exchange: Exchange, flow: UserFlow): void {
     flow.open.delete(exchange);
     this.flush(flow);
-    if (flow.open.size === 0) this.flows.delete(flow.user.id);
   }
 
   stop(): void {
-    this.flushAll();
+    this.tick();
     clearInterval(this.timer);
   }
 
-  private flushAll(): void {
-    for (const flow of this.flows.values()) this.flush(flow);
+  /** Each second: what flowed goes to the store, each headroom is read afresh, and idle users are forgotten. */
+  private tick(): void {
+    for (const flow of this.flows.values()) {
+      this.flush(flow);
+      if (flow.open.size === 0) this.flows.delete(flow.user.id);
+      else flow.headroom = this.headroom(this.current(flow.user) ?? flow.user);
+    }
   }
 
   private flush(flow: UserFlow): void {
     if (flow.bytes === 0 && flow.requests === 0) return;
     this.store.recordTraffic(flow.user.id, utcDay(this.clock.now()), flow.bytes, flow.requests);
+    flow.headroom -= flow.bytes;
     flow.bytes = 0;
     flow.requests = 0;
-    flow.headroom = this.headroom(this.current(flow.user) ?? flow.user);
     this.onCommit();
   }
 
   /** Bytes the user may still carry before today's or this month's ceiling (UTC, server clock). */
   private headroom(user: GatewayView): number {
-    const now = this.clock.now();
     const { daily_gb: daily, monthly_gb: monthly } = user.limits;
+    if (daily === null && monthly === null) return Number.POSITIVE_INFINITY;
+    const now = this.clock.now();
     let left = Number.POSITIVE_INFINITY;
     if (daily !== null) left = daily * BYTES_PER_GB - this.store.bytesOnDay(user.id, utcDay(now));
     if (monthly !== null)

@@ -34,6 +34,15 @@ function isLoopbackAddress(address: string): boolean {
   return address === "::1" || address === "0:0:0:0:0:0:0:1";
 }
 
+export interface AbsoluteTarget {
+  host: string;
+  port: number;
+  /** Path and query, sent on to the target in origin form. */
+  path: string;
+  /** The target's authority, the Host header the request is sent on with. */
+  hostHeader: string;
+}
+
 /** `host:port` of a CONNECT request, `[v6]:port` included. */
 export function parseAuthority(authority: string): { host: string; port: number } | undefined {
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]/\s]+)):(\d{1,5})$/.exec(authority);
@@ -48,9 +57,7 @@ export function parseAuthority(authority: string): { host: string; port: number 
  * (RFC 9112 §3.2.2: the target's authority, whatever Host the client sent); anything else, port 0
  * included, is not a proxy request.
  */
-export function parseAbsoluteUrl(
-  url: string,
-): { host: string; port: number; path: string; hostHeader: string } | undefined {
+export function parseAbsoluteUrl(url: string): AbsoluteTarget | undefined {
   if (!/^http:\/\//i.test(url)) return undefined;
   let parsed: URL;
   try {
