@@ -50,6 +50,20 @@ describe("gateway ceilings while traffic flows", () => {
     expect([after.status, after.headers["x-proxy-error"]]).toEqual([407, "traffic_limit_reached"]);
   });
 
+  it("sees a ceiling raised while a tunnel is open before it cuts anything", async () => {
+    fixture = await gatewayFixture({}, { daily_gb: 0.001 });
+    const { origin, user, server, api } = fixture;
+    const auth = basic(user.username, user.password);
+    const connectHead = `CONNECT 127.0.0.1:${origin.port} HTTP/1.1\r\nHost: 127.0.0.1:${origin.port}\r\nProxy-Authorization: ${auth}\r\n\r\n`;
+    const received = await readUntilClosed(server.gatewayUrl, connectHead, (write) => {
+      // Raised once the tunnel is admitted, and well within the second before the meter's next tick.
+      void api.proxyUsers.update(user.id, { limits: { daily_gb: 0.01 } }).then(() =>
+        write(`GET /bytes/3000000 HTTP/1.1\r\nHost: 127.0.0.1:${origin.port}\r\nConnection: close\r\n\r\n`),
+      );
+    });
+    expect(received.length).toBeGreaterThan(3 * MB);
+  });
+
   it("cuts a plain download within 64 KB past the monthly ceiling, and cuts the user's other open exchanges with it", async () => {
     fixture = await gatewayFixture({}, { monthly_gb: 0.001 });
     const { origin, user, server } = fixture;
