@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { ProvenLogin } from "./admission";
+import { ChunkReader } from "./chunks";
 import { RequestFraming } from "./framing";
 import type { Exchange } from "./meter";
 
@@ -37,9 +38,10 @@ export class ConnectionMeter {
   private early: { answer: ServerResponse; bytes: number } | undefined;
   private tunnel: Exchange | undefined;
   private emitted = 0;
+  private readonly chunks: ChunkReader;
 
   constructor(private readonly socket: HttpSocket) {
-    socket.on("data", (chunk: Buffer) => this.framing.feed(chunk));
+    this.chunks = new ChunkReader(socket, (chunk) => this.framing.feed(chunk));
     const write = socket.write;
     socket.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
       this.wrote(byteLength(chunk, encoding));
@@ -56,8 +58,10 @@ export class ConnectionMeter {
       exchange.count(early);
       this.earlyReads.delete(index);
     }
-    if (!answer) this.tunnel = exchange;
-    else {
+    if (!answer) {
+      this.tunnel = exchange;
+      this.chunks.followTunnel();
+    } else {
       this.byAnswer.set(answer, exchange);
       if (this.early?.answer === answer) exchange.count(this.early.bytes);
       this.early = undefined;

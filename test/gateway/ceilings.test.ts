@@ -57,9 +57,11 @@ describe("gateway ceilings while traffic flows", () => {
     const connectHead = `CONNECT 127.0.0.1:${origin.port} HTTP/1.1\r\nHost: 127.0.0.1:${origin.port}\r\nProxy-Authorization: ${auth}\r\n\r\n`;
     const received = await readUntilClosed(server.gatewayUrl, connectHead, (write) => {
       // Raised once the tunnel is admitted, and well within the second before the meter's next tick.
-      void api.proxyUsers.update(user.id, { limits: { daily_gb: 0.01 } }).then(() =>
-        write(`GET /bytes/3000000 HTTP/1.1\r\nHost: 127.0.0.1:${origin.port}\r\nConnection: close\r\n\r\n`),
-      );
+      void api.proxyUsers
+        .update(user.id, { limits: { daily_gb: 0.01 } })
+        .then(() =>
+          write(`GET /bytes/3000000 HTTP/1.1\r\nHost: 127.0.0.1:${origin.port}\r\nConnection: close\r\n\r\n`),
+        );
     });
     expect(received.length).toBeGreaterThan(3 * MB);
   });

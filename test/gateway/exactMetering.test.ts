@@ -1,5 +1,7 @@
-import { connect, type Socket } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import { type AddressInfo, connect, type Socket } from "node:net";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ChunkReader, chunkSources } from "../../server/gateway/chunks";
 import {
   absoluteRequest,
   basic,
@@ -40,99 +42,133 @@ async function openRaw(gatewayUrl: string): Promise<{ socket: Socket; received: 
   return { socket, received: () => Buffer.concat(chunks), written };
 }
 
-describe("gateway metering, exchange by exchange", () => {
-  it("bills a valid exchange its exact bytes when a refused one is pipelined behind it, and closes after the refusal", async () => {
-    fixture = await gatewayFixture();
-    const { origin, user, server } = fixture;
-    const valid = absoluteRequest("GET", `${origin.url}/bytes/2000`, basic(user.username, user.password));
-    const refused = absoluteRequest("GET", `${origin.url}/hello`, basic(user.username, "wrong"));
-    const trailing = absoluteRequest("GET", `${origin.url}/hello`, basic(user.username, user.password));
-    const answers = await pipelined(
-      server.gatewayUrl,
-      [valid, refused, trailing].map((r) => Buffer.from(r)),
-    );
-    // The request behind the refusal is not served: the connection closed after the 407.
-    expect(answers.map(statusOf)).toEqual([200, 407]);
-    expect(await usageToday(fixture)).toEqual({ bytes: bytesOf(valid, answers[0]!), requests: 1 });
-  });
-
-  it("serves one proxy user per connection: a second one pipelined behind the first is refused, and each is billed only its own", async () => {
-    fixture = await gatewayFixture();
-    const { origin, user, server, api } = fixture;
-    const other = await api.proxyUsers.create({ name: "other" });
-    const first = absoluteRequest("GET", `${origin.url}/bytes/2000`, basic(user.username, user.password));
-    const second = absoluteRequest("GET", `${origin.url}/hello`, basic(other.username, other.password));
-    const answers = await pipelined(server.gatewayUrl, [Buffer.from(first), Buffer.from(second)]);
-    expect(answers.map(statusOf)).toEqual([200, 400]);
-    expect(answers[1]!.toString("latin1")).toMatch(/another proxy user's traffic/);
-    expect(await usageToday(fixture)).toEqual({ bytes: bytesOf(first, answers[0]!), requests: 1 });
-    expect(await usageToday(fixture, other.id)).toEqual({ bytes: 0, requests: 0 });
-  });
-
-  it("bills a chunked upload its framing, extensions and trailers, and the request pipelined behind it its own bytes", async () => {
-    fixture = await gatewayFixture();
-    const { origin, user, server, logLines } = fixture;
-    const auth = basic(user.username, user.password);
-    const upload =
-      absoluteRequest("POST", `${origin.url}/echo`, auth, "Transfer-Encoding: chunked\r\n") +
-      `5\r\nhello\r\n1a;ext=1\r\n${"u".repeat(26)}\r\n${"4000\r\n"}${"z".repeat(0x4000)}\r\n0\r\nX-Trailer: t\r\n\r\n`;
-    const after = absoluteRequest("GET", `${origin.url}/hello`, auth, "Connection: close\r\n");
-    const answers = await pipelined(server.gatewayUrl, [Buffer.from(upload, "latin1"), Buffer.from(after)]);
-    expect(answers.map(statusOf)).toEqual([200, 200]);
-    expect(answers[0]!.length).toBeGreaterThan(0x4000);
-    await expect.poll(() => billedPerExchange(logLines)).toHaveLength(2);
-    expect(billedPerExchange(logLines)).toEqual([bytesOf(upload, answers[0]!), bytesOf(after, answers[1]!)]);
-    expect(await usageToday(fixture)).toEqual({ bytes: bytesOf(upload, after, ...answers), requests: 2 });
-  });
-
-  it("bills an aborted download what the gateway sent before the client left, and the next exchange exactly its own", async () => {
-    fixture = await gatewayFixture();
-    const { origin, user, server, logLines } = fixture;
-    const auth = basic(user.username, user.password);
-    const raw = await openRaw(server.gatewayUrl);
-    const big = absoluteRequest("GET", `${origin.url}/bytes/5000000`, auth);
-    raw.socket.write(big);
-    await expect.poll(() => raw.received().length).toBeGreaterThan(200_000);
-    raw.socket.destroy();
-    const read = raw.received().length;
-    await expect.poll(() => billedPerExchange(logLines)).toHaveLength(1);
-    const [aborted] = billedPerExchange(logLines);
-    expect(aborted).toBeGreaterThanOrEqual(bytesOf(big) + read);
-    expect(aborted).toBeLessThan(bytesOf(big) + 5_000_300);
-
-    const hello = absoluteRequest("GET", `${origin.url}/hello`, auth, "Connection: close\r\n");
-    const [answer] = await pipelined(server.gatewayUrl, [Buffer.from(hello)]);
-    await expect.poll(() => billedPerExchange(logLines)).toHaveLength(2);
-    expect(billedPerExchange(logLines)[1]).toBe(bytesOf(hello, answer!));
-    expect(await usageToday(fixture)).toEqual({ bytes: (aborted ?? 0) + bytesOf(hello, answer!), requests: 2 });
-  });
-
-  it("shows an open tunnel's traffic in GET /v1/usage within about a second, while it stays open", async () => {
-    fixture = await gatewayFixture();
-    const { origin, user, server } = fixture;
-    const raw = await openRaw(server.gatewayUrl);
-    const connectHead = `CONNECT 127.0.0.1:${origin.port} HTTP/1.1\r\nHost: 127.0.0.1:${origin.port}\r\nProxy-Authorization: ${basic(user.username, user.password)}\r\n\r\n`;
-    raw.socket.write(connectHead);
-    await expect.poll(() => raw.received().includes("\r\n\r\n")).toBe(true);
-    raw.socket.write(`GET /bytes/3000 HTTP/1.1\r\nHost: 127.0.0.1:${origin.port}\r\n\r\n`);
-    await expect.poll(() => raw.received().length).toBeGreaterThan(3000);
-    const carried = () => raw.written.reduce((sum, n) => sum + n, 0) + raw.received().length;
-    await expect.poll(() => usageToday(fixture!), { timeout: 3000 }).toEqual({ bytes: carried(), requests: 1 });
-    expect(raw.socket.destroyed).toBe(false);
-    raw.socket.destroy();
-  });
-
-  it("shows a long answer's bytes in GET /v1/usage while it is still being sent", async () => {
-    fixture = await gatewayFixture();
-    const { origin, user, server } = fixture;
-    const raw = await openRaw(server.gatewayUrl);
-    const slow = absoluteRequest("GET", `${origin.url}/slow`, basic(user.username, user.password));
-    raw.socket.write(slow);
-    await expect.poll(() => raw.received().includes("started;")).toBe(true);
-    await expect
-      .poll(() => usageToday(fixture!), { timeout: 3000 })
-      .toEqual({ bytes: bytesOf(slow, raw.received()), requests: 1 });
-    origin.releaseSlow();
-    raw.socket.destroy();
+describe("the chunks Node's HTTP parser reads", () => {
+  it("reach the gateway through the parser's own hook on this Node, whole and after their requests are emitted", async () => {
+    const fed: { bytes: number; requestsSoFar: number }[] = [];
+    let requests = 0;
+    let source: string | undefined;
+    const server = createServer((_req, res) => {
+      requests++;
+      res.end("ok");
+    });
+    server.on("connection", (socket: Socket) => {
+      source = new ChunkReader(socket, (chunk) => fed.push({ bytes: chunk.length, requestsSoFar: requests })).source;
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const two = "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    const socket = connect((server.address() as AddressInfo).port, "127.0.0.1", () => socket.end(two));
+    socket.resume();
+    await new Promise((resolve) => socket.once("close", resolve));
+    server.close();
+    expect(source).toBe("parser");
+    expect(fed.reduce((sum, chunk) => sum + chunk.bytes, 0)).toBe(Buffer.byteLength(two));
+    expect(fed.at(-1)?.requestsSoFar).toBe(2);
   });
 });
+
+describe.each(["parser", "listener"] as const)(
+  "gateway metering, exchange by exchange, bytes read by the %s",
+  (source) => {
+    beforeEach(() => {
+      chunkSources.preferred = source;
+    });
+    afterEach(() => {
+      chunkSources.preferred = "parser";
+    });
+
+    it("bills a valid exchange its exact bytes when a refused one is pipelined behind it, and closes after the refusal", async () => {
+      fixture = await gatewayFixture();
+      const { origin, user, server } = fixture;
+      const valid = absoluteRequest("GET", `${origin.url}/bytes/2000`, basic(user.username, user.password));
+      const refused = absoluteRequest("GET", `${origin.url}/hello`, basic(user.username, "wrong"));
+      const trailing = absoluteRequest("GET", `${origin.url}/hello`, basic(user.username, user.password));
+      const answers = await pipelined(
+        server.gatewayUrl,
+        [valid, refused, trailing].map((r) => Buffer.from(r)),
+      );
+      // The request behind the refusal is not served: the connection closed after the 407.
+      expect(answers.map(statusOf)).toEqual([200, 407]);
+      expect(await usageToday(fixture)).toEqual({ bytes: bytesOf(valid, answers[0]!), requests: 1 });
+    });
+
+    it("serves one proxy user per connection: a second one pipelined behind the first is refused, and each is billed only its own", async () => {
+      fixture = await gatewayFixture();
+      const { origin, user, server, api } = fixture;
+      const other = await api.proxyUsers.create({ name: "other" });
+      const first = absoluteRequest("GET", `${origin.url}/bytes/2000`, basic(user.username, user.password));
+      const second = absoluteRequest("GET", `${origin.url}/hello`, basic(other.username, other.password));
+      const answers = await pipelined(server.gatewayUrl, [Buffer.from(first), Buffer.from(second)]);
+      expect(answers.map(statusOf)).toEqual([200, 400]);
+      expect(answers[1]!.toString("latin1")).toMatch(/another proxy user's traffic/);
+      expect(await usageToday(fixture)).toEqual({ bytes: bytesOf(first, answers[0]!), requests: 1 });
+      expect(await usageToday(fixture, other.id)).toEqual({ bytes: 0, requests: 0 });
+    });
+
+    it("bills a chunked upload its framing, extensions and trailers, and the request pipelined behind it its own bytes", async () => {
+      fixture = await gatewayFixture();
+      const { origin, user, server, logLines } = fixture;
+      const auth = basic(user.username, user.password);
+      const upload =
+        absoluteRequest("POST", `${origin.url}/echo`, auth, "Transfer-Encoding: chunked\r\n") +
+        `5\r\nhello\r\n1a;ext=1\r\n${"u".repeat(26)}\r\n${"4000\r\n"}${"z".repeat(0x4000)}\r\n0\r\nX-Trailer: t\r\n\r\n`;
+      const after = absoluteRequest("GET", `${origin.url}/hello`, auth, "Connection: close\r\n");
+      const answers = await pipelined(server.gatewayUrl, [Buffer.from(upload, "latin1"), Buffer.from(after)]);
+      expect(answers.map(statusOf)).toEqual([200, 200]);
+      expect(answers[0]!.length).toBeGreaterThan(0x4000);
+      await expect.poll(() => billedPerExchange(logLines)).toHaveLength(2);
+      expect(billedPerExchange(logLines)).toEqual([bytesOf(upload, answers[0]!), bytesOf(after, answers[1]!)]);
+      expect(await usageToday(fixture)).toEqual({ bytes: bytesOf(upload, after, ...answers), requests: 2 });
+    });
+
+    it("bills an aborted download what the gateway sent before the client left, and the next exchange exactly its own", async () => {
+      fixture = await gatewayFixture();
+      const { origin, user, server, logLines } = fixture;
+      const auth = basic(user.username, user.password);
+      const raw = await openRaw(server.gatewayUrl);
+      const big = absoluteRequest("GET", `${origin.url}/bytes/5000000`, auth);
+      raw.socket.write(big);
+      await expect.poll(() => raw.received().length).toBeGreaterThan(200_000);
+      raw.socket.destroy();
+      const read = raw.received().length;
+      await expect.poll(() => billedPerExchange(logLines)).toHaveLength(1);
+      const [aborted] = billedPerExchange(logLines);
+      expect(aborted).toBeGreaterThanOrEqual(bytesOf(big) + read);
+      expect(aborted).toBeLessThan(bytesOf(big) + 5_000_300);
+
+      const hello = absoluteRequest("GET", `${origin.url}/hello`, auth, "Connection: close\r\n");
+      const [answer] = await pipelined(server.gatewayUrl, [Buffer.from(hello)]);
+      await expect.poll(() => billedPerExchange(logLines)).toHaveLength(2);
+      expect(billedPerExchange(logLines)[1]).toBe(bytesOf(hello, answer!));
+      expect(await usageToday(fixture)).toEqual({ bytes: (aborted ?? 0) + bytesOf(hello, answer!), requests: 2 });
+    });
+
+    it("shows an open tunnel's traffic in GET /v1/usage within about a second, while it stays open", async () => {
+      fixture = await gatewayFixture();
+      const { origin, user, server } = fixture;
+      const raw = await openRaw(server.gatewayUrl);
+      const connectHead = `CONNECT 127.0.0.1:${origin.port} HTTP/1.1\r\nHost: 127.0.0.1:${origin.port}\r\nProxy-Authorization: ${basic(user.username, user.password)}\r\n\r\n`;
+      raw.socket.write(connectHead);
+      await expect.poll(() => raw.received().includes("\r\n\r\n")).toBe(true);
+      raw.socket.write(`GET /bytes/3000 HTTP/1.1\r\nHost: 127.0.0.1:${origin.port}\r\n\r\n`);
+      await expect.poll(() => raw.received().length).toBeGreaterThan(3000);
+      const carried = () => raw.written.reduce((sum, n) => sum + n, 0) + raw.received().length;
+      await expect.poll(() => usageToday(fixture!), { timeout: 3000 }).toEqual({ bytes: carried(), requests: 1 });
+      expect(raw.socket.destroyed).toBe(false);
+      raw.socket.destroy();
+    });
+
+    it("shows a long answer's bytes in GET /v1/usage while it is still being sent", async () => {
+      fixture = await gatewayFixture();
+      const { origin, user, server } = fixture;
+      const raw = await openRaw(server.gatewayUrl);
+      const slow = absoluteRequest("GET", `${origin.url}/slow`, basic(user.username, user.password));
+      raw.socket.write(slow);
+      await expect.poll(() => raw.received().includes("started;")).toBe(true);
+      await expect
+        .poll(() => usageToday(fixture!), { timeout: 3000 })
+        .toEqual({ bytes: bytesOf(slow, raw.received()), requests: 1 });
+      origin.releaseSlow();
+      raw.socket.destroy();
+    });
+  },
+);
