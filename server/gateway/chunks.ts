@@ -1,4 +1,5 @@
 import type { Socket } from "node:net";
+import type { RequestFraming } from "./framing";
 
 /** Node's HTTP parser as it sits on a server socket: the few internals {@link readEveryChunk} uses. */
 interface NodeHttpParser {
@@ -17,15 +18,16 @@ export type ChunkSource = "parser" | "listener";
 export const chunkSources: { preferred: ChunkSource } = { preferred: "parser" };
 
 /**
- * Calls `feed` with every chunk the client sends on an HTTP server socket, after Node's parser has
+ * Hands `framing` every chunk the client sends on an HTTP server socket, after Node's parser has
  * emitted the requests the chunk completes (so their exchanges are known when their bytes arrive).
  *
  * Node's server parses in C++ straight from the socket and tells JS of messages, never of where
  * they end. A `data` listener sees the bytes, but turns that off: small answers cost ~10 % more CPU,
  * large ones more garbage collection. So where the parser reads the socket itself, this wraps the
  * callback Node's C++ makes after each chunk it parsed (`kOnExecute`), during which
- * `getCurrentBuffer()` holds the chunk; Node's own server uses both for CONNECT. A Node without them
- * gets the `data` listener: the same bytes, slower.
+ * `getCurrentBuffer()` holds a copy of the chunk; Node's own server uses both for CONNECT. A chunk
+ * that is all body of one request is only counted, not copied. A Node without the hook gets the
+ * `data` listener: the same bytes, slower.
  *
  * After a CONNECT, Node hands the socket over and its bytes come as `data` events: call
  * {@link ChunkReader.followTunnel} once the tunnel is known.
@@ -36,7 +38,7 @@ export class ChunkReader {
 
   constructor(
     private readonly socket: Socket,
-    private readonly feed: (chunk: Buffer) => void,
+    private readonly framing: RequestFraming,
   ) {
     this.source = chunkSources.preferred === "parser" && this.hookParser() ? "parser" : "listener";
     if (this.source === "listener") this.listen();
@@ -50,7 +52,7 @@ export class ChunkReader {
   private listen(): void {
     if (this.following) return;
     this.following = true;
-    this.socket.on("data", this.feed);
+    this.socket.on("data", (chunk: Buffer) => this.framing.feed(chunk));
   }
 
   private hookParser(): boolean {
@@ -61,10 +63,13 @@ export class ChunkReader {
     if (typeof afterChunk !== "function") return false;
     const currentChunk = parser.getCurrentBuffer.bind(parser);
     parser[slot] = (parsed: unknown) => {
+      // `parsed` is the chunk's length, unless the parser stopped early (CONNECT) or failed; either
+      // happens only where a request ends, which skipBody refuses.
+      if (typeof parsed === "number" && this.framing.skipBody(parsed)) return afterChunk(parsed);
       // Taken first: on a CONNECT, Node's callback frees the parser.
       const chunk = currentChunk();
       const result = afterChunk(parsed);
-      this.feed(chunk);
+      this.framing.feed(chunk);
       return result;
     };
     return true;

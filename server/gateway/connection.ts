@@ -41,7 +41,7 @@ export class ConnectionMeter {
   private readonly chunks: ChunkReader;
 
   constructor(private readonly socket: HttpSocket) {
-    this.chunks = new ChunkReader(socket, (chunk) => this.framing.feed(chunk));
+    this.chunks = new ChunkReader(socket, this.framing);
     const write = socket.write;
     socket.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
       this.wrote(byteLength(chunk, encoding));

@@ -35,6 +35,17 @@ export class RequestFraming {
     }
   }
 
+  /**
+   * Counts `length` bytes without looking at them when they are all body of the current request (the
+   * request does not end before they do); returns false, counting nothing, otherwise.
+   */
+  skipBody(length: number): boolean {
+    if ((this.state !== "body" && this.state !== "chunkData") || length >= this.remaining) return false;
+    this.remaining -= length;
+    this.count(this.index, length);
+    return true;
+  }
+
   /** Consumes bytes of the current state from `offset`; returns how many (at least one). */
   private step(chunk: Buffer, offset: number): number {
     const available = chunk.length - offset;
