@@ -16,21 +16,14 @@ const CHALLENGE =
 /** Compared against when the username is unknown, so that path hashes and compares exactly like a wrong password. */
 const NO_USER_HASH = sha256Hex("no such proxy user");
 
-/**
- * What a connection's last full login proved. Neither the password nor the header is kept, only a
- * fingerprint of the header: the same header again on the same connection skips the password hash
- * (the one costly step of a login), any other header is checked in full.
- */
-export interface ProvenLogin {
-  readonly fingerprint: number;
-  readonly username: string;
-  /** The stored hash the password matched: after a password change the next request is checked in full. */
-  readonly passwordHash: string;
-}
+/** Logins remembered at once; past it the oldest gives way. */
+const PROVEN_LOGINS = 10_000;
 
-/** Where a connection keeps its proven login. */
-export interface LoginSlot {
-  login: ProvenLogin | undefined;
+/** What a header proved: whose it is, and the stored hash its password matched. */
+interface ProvenLogin {
+  readonly username: string;
+  /** After a password change (a user made anew under the name) the header is checked in full again. */
+  readonly passwordHash: string;
 }
 
 export interface AdmissionLimits {
@@ -58,14 +51,22 @@ export class Admission {
   ) {}
 
   /**
-   * The proxy user the request is metered to; throws a Refusal. `address` is the client's, `slot` its
-   * connection's proven login.
+   * Headers that proved a login lately, by their SHA-256: neither a password nor a header is kept. A
+   * header seen again skips decoding, the password hash and the comparison; only a successful login
+   * is remembered, so a flood of wrong ones neither grows nor churns it.
    */
-  admit(proxyAuthorization: string | undefined, address: string, slot: LoginSlot = { login: undefined }): GatewayView {
+  private readonly proven = new Map<string, ProvenLogin>();
+
+  /**
+   * The proxy user the request is metered to; throws a Refusal. `clientAddress` gives the client's
+   * address (asked for only when a login fails or failures are being counted: it costs a system call).
+   */
+  admit(proxyAuthorization: string | undefined, clientAddress: () => string): GatewayView {
     const now = this.clock.now();
+    const headerHash = proxyAuthorization === undefined ? undefined : sha256Hex(proxyAuthorization);
     const user =
-      this.provenAgain(proxyAuthorization, address, now, slot.login) ??
-      this.authenticate(proxyAuthorization, address, now, slot);
+      this.provenAgain(headerHash, clientAddress, now) ??
+      this.authenticate(proxyAuthorization, headerHash, clientAddress, now);
     if (!user.enabled) {
       throw new Refusal("proxy_user_disabled", "This proxy user is disabled; re-enable it through the API.");
     }
@@ -88,28 +89,33 @@ export class Admission {
     return user;
   }
 
-  /** The connection's proven user, when this is the header that proved it and the password is unchanged. */
+  /** The user a header proved lately, while its password is unchanged. */
   private provenAgain(
-    header: string | undefined,
-    address: string,
+    headerHash: string | undefined,
+    clientAddress: () => string,
     now: number,
-    proven: ProvenLogin | undefined,
   ): GatewayView | undefined {
-    if (proven === undefined || header === undefined || fingerprint(header) !== proven.fingerprint) return undefined;
+    const proven = headerHash === undefined ? undefined : this.proven.get(headerHash);
+    if (proven === undefined) return undefined;
     // The failed-login budget holds here too: a limited name is refused whatever the password.
-    this.refuseIfBlocked(proven.username, address, now);
+    this.refuseIfBlocked(proven.username, clientAddress, now);
     const user = this.directory.lookup(proven.username, now);
     return user?.passwordHash === proven.passwordHash ? user : undefined;
   }
 
-  private authenticate(header: string | undefined, address: string, now: number, slot: LoginSlot): GatewayView {
+  private authenticate(
+    header: string | undefined,
+    headerHash: string | undefined,
+    clientAddress: () => string,
+    now: number,
+  ): GatewayView {
     const encoded = header === undefined ? undefined : BASIC.exec(header)?.[1];
     const decoded = encoded === undefined ? "" : Buffer.from(encoded, "base64").toString("utf8");
     const colon = decoded.indexOf(":");
     const username = colon > 0 ? decoded.slice(0, colon) : "";
-    this.refuseIfBlocked(username, address, now);
+    this.refuseIfBlocked(username, clientAddress, now);
     if (colon <= 0) {
-      this.limits.failedLogins.fail(username, address, now);
+      this.limits.failedLogins.fail(username, clientAddress(), now);
       throw new Refusal("invalid_credentials", `Missing or malformed credentials. ${CHALLENGE}`);
     }
     const user = this.directory.lookup(username, now);
@@ -117,15 +123,26 @@ export class Admission {
     // its timing tells which names exist.
     const matches = sameHash(this.hashPassword(decoded.slice(colon + 1)), user?.passwordHash ?? NO_USER_HASH);
     if (!user || !matches) {
-      this.limits.failedLogins.fail(username, address, now);
+      this.limits.failedLogins.fail(username, clientAddress(), now);
       throw new Refusal("invalid_credentials", `Wrong username or password. ${CHALLENGE}`);
     }
-    slot.login = { fingerprint: fingerprint(header as string), username, passwordHash: user.passwordHash };
+    this.remember(headerHash as string, { username, passwordHash: user.passwordHash });
     return user;
   }
 
-  private refuseIfBlocked(username: string, address: string, now: number): void {
-    const blockedFor = this.limits.failedLogins.blockedFor(username, address, now);
+  private remember(headerHash: string, login: ProvenLogin): void {
+    this.proven.delete(headerHash);
+    if (this.proven.size >= PROVEN_LOGINS) {
+      const oldest = this.proven.keys().next().value;
+      if (oldest !== undefined) this.proven.delete(oldest);
+    }
+    this.proven.set(headerHash, login);
+  }
+
+  private refuseIfBlocked(username: string, clientAddress: () => string, now: number): void {
+    // The usual case, nothing failed lately: no address to ask for, no keys to build.
+    if (this.limits.failedLogins.tracked === 0) return;
+    const blockedFor = this.limits.failedLogins.blockedFor(username, clientAddress(), now);
     if (blockedFor !== undefined) {
       throw new Refusal(
         "rate_limited",
@@ -154,16 +171,4 @@ export class Admission {
 
 function sameHash(a: string, b: string): boolean {
   return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-}
-
-/** 53 bits of two FNV-1a-style lanes over a header: equal headers give equal fingerprints, and the header itself need not be kept. */
-function fingerprint(text: string): number {
-  let low = 0x811c9dc5;
-  let high = 0x9e3779b9 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    low = Math.imul(low ^ code, 0x01000193);
-    high = Math.imul(high ^ code, 0x5bd1e995);
-  }
-  return (high >>> 11) * 0x1_0000_0000 + (low >>> 0);
 }

@@ -1,6 +1,5 @@
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import type { ProvenLogin } from "./admission";
 import { ChunkReader } from "./chunks";
 import { RequestFraming } from "./framing";
 import type { Exchange } from "./meter";
@@ -27,18 +26,17 @@ export class ConnectionMeter {
   userId: string | undefined;
   /** A refusal was sent: the connection closes after it, and requests pipelined behind it are not served. */
   refused = false;
-  /** The login its first admitted request proved (see Admission). */
-  login: ProvenLogin | undefined;
   private readonly framing = new RequestFraming((index, bytes) => this.read(index, bytes));
-  /** The exchanges not over yet, by the index of their request on this connection. */
-  private readonly byIndex = new Map<number, Exchange>();
-  private readonly earlyReads = new Map<number, number>();
-  private readonly byAnswer = new Map<ServerResponse, Exchange>();
+  private readonly chunks: ChunkReader;
+  /** The exchanges not over yet, oldest first: `open[i]` is request `first + i`, `answers[i]` its answer. */
+  private readonly open: (Exchange | undefined)[] = [];
+  private readonly answers: (ServerResponse | undefined)[] = [];
+  private first = 0;
+  /** Bytes of requests Node has not emitted yet (pipelined behind a paused parser); made when first needed. */
+  private earlyReads: Map<number, number> | undefined;
   /** Bytes of the answer Node is writing before its request reached the gateway (a `100 Continue`). */
   private early: { answer: ServerResponse; bytes: number } | undefined;
   private tunnel: Exchange | undefined;
-  private emitted = 0;
-  private readonly chunks: ChunkReader;
 
   constructor(private readonly socket: HttpSocket) {
     this.chunks = new ChunkReader(socket, this.framing);
@@ -51,18 +49,18 @@ export class ConnectionMeter {
 
   /** The exchange of the next request Node emitted on this connection; `answer` is absent for CONNECT. Returns its index. */
   attach(exchange: Exchange, answer?: ServerResponse): number {
-    const index = this.emitted++;
-    this.byIndex.set(index, exchange);
-    const early = this.earlyReads.get(index);
+    const index = this.first + this.open.length;
+    this.open.push(exchange);
+    this.answers.push(answer);
+    const early = this.earlyReads?.get(index);
     if (early !== undefined) {
       exchange.count(early);
-      this.earlyReads.delete(index);
+      this.earlyReads?.delete(index);
     }
     if (!answer) {
       this.tunnel = exchange;
       this.chunks.followTunnel();
     } else {
-      this.byAnswer.set(answer, exchange);
       if (this.early?.answer === answer) exchange.count(this.early.bytes);
       this.early = undefined;
     }
@@ -70,9 +68,14 @@ export class ConnectionMeter {
   }
 
   /** The exchange is over: nothing more is attributed to it. */
-  detach(index: number, answer?: ServerResponse): void {
-    this.byIndex.delete(index);
-    if (answer) this.byAnswer.delete(answer);
+  detach(index: number): void {
+    this.open[index - this.first] = undefined;
+    this.answers[index - this.first] = undefined;
+    while (this.open.length > 0 && this.open[0] === undefined) {
+      this.open.shift();
+      this.answers.shift();
+      this.first++;
+    }
   }
 
   cut(): void {
@@ -80,9 +83,12 @@ export class ConnectionMeter {
   }
 
   private read(index: number, bytes: number): void {
-    const exchange = this.byIndex.get(index);
-    if (exchange) exchange.count(bytes);
-    else if (index >= this.emitted) this.earlyReads.set(index, (this.earlyReads.get(index) ?? 0) + bytes);
+    const position = index - this.first;
+    if (position < this.open.length) this.open[position]?.count(bytes);
+    else {
+      this.earlyReads ??= new Map();
+      this.earlyReads.set(index, (this.earlyReads.get(index) ?? 0) + bytes);
+    }
   }
 
   private wrote(bytes: number): void {
@@ -92,7 +98,7 @@ export class ConnectionMeter {
     }
     const answer = this.socket._httpMessage;
     if (!answer) return;
-    const exchange = this.byAnswer.get(answer);
+    const exchange = this.open[this.answers.indexOf(answer)];
     if (exchange) exchange.count(bytes);
     else if (this.early?.answer === answer) this.early.bytes += bytes;
     else this.early = { answer, bytes };

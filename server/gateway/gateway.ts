@@ -86,11 +86,7 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
 
   /** Admission, then the one-user rule: the proxy user this exchange is metered to. */
   function admit(req: IncomingMessage, connection: ConnectionMeter) {
-    const user = admission.admit(
-      header(req.headers["proxy-authorization"]),
-      req.socket.remoteAddress ?? "-",
-      connection,
-    );
+    const user = admission.admit(header(req.headers["proxy-authorization"]), () => req.socket.remoteAddress ?? "-");
     if (connection.userId !== undefined && connection.userId !== user.id)
       throw new Refusal("bad_request", ONE_USER_PER_CONNECTION);
     connection.userId = user.id;
@@ -106,7 +102,7 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
     const requestId = nextRequestId();
     const started = performance.now();
     const connection = connections.get(req.socket) as ConnectionMeter;
-    const exchange = new Exchange(meter, () => connection.cut());
+    const exchange = new Exchange(meter, connection);
     const index = connection.attach(exchange, res);
     const ended = exchangeEnded(req, res);
     const target = parseAbsoluteUrl(req.url ?? "");
@@ -132,7 +128,7 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
     }
     await ended;
     exchange.end();
-    connection.detach(index, res);
+    connection.detach(index);
     note(requestId, what, outcome, started, meteredTo, exchange.billed);
   }
 
@@ -140,7 +136,7 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
     const requestId = nextRequestId();
     const started = performance.now();
     const connection = connections.get(client) as ConnectionMeter;
-    const exchange = new Exchange(meter, () => connection.cut());
+    const exchange = new Exchange(meter, connection);
     connection.attach(exchange);
     const authority = parseAuthority(req.url ?? "");
     const what = `CONNECT ${authority ? `${authority.host}:${authority.port}` : "-"}`;

@@ -31,8 +31,6 @@ export class FailedLogins {
 
   /** Seconds until the window ends when this username or address is over its budget, else undefined. */
   blockedFor(username: string, address: string, now: number): number | undefined {
-    // The usual case, nothing failed lately: no keys to build for every request.
-    if (this.failures.size === 0) return undefined;
     const window = Math.floor(now / WINDOW_MS);
     const over =
       this.countOf(userKey(username), window) >= this.limits.perUsername ||

@@ -30,9 +30,13 @@ export class Exchange {
 
   constructor(
     private readonly meter: TrafficMeter,
-    /** Ends the exchange from the gateway's side: the client sees its connection close. */
-    readonly cut: () => void,
+    /** What carries it; cutting it ends the exchange from the gateway's side: the client sees its connection close. */
+    private readonly connection: { cut(): void },
   ) {}
+
+  cut(): void {
+    this.connection.cut();
+  }
 
   count(bytes: number): void {
     if (this.ended || bytes === 0) return;
