@@ -26,6 +26,15 @@ interface ProvenLogin {
   readonly passwordHash: string;
 }
 
+/**
+ * Where a connection keeps the last header that proved a login on it: a 53-bit fingerprint, never the
+ * header. The same header again on that connection needs no SHA-256 at all; a fingerprint can only
+ * be matched on the connection that proved it, so it need not resist forgery.
+ */
+export interface LoginSlot {
+  proven?: { readonly fingerprint: number; readonly login: ProvenLogin };
+}
+
 export interface AdmissionLimits {
   limiter: RateLimiter;
   failedLogins: FailedLogins;
@@ -61,12 +70,9 @@ export class Admission {
    * The proxy user the request is metered to; throws a Refusal. `clientAddress` gives the client's
    * address (asked for only when a login fails or failures are being counted: it costs a system call).
    */
-  admit(proxyAuthorization: string | undefined, clientAddress: () => string): GatewayView {
+  admit(proxyAuthorization: string | undefined, clientAddress: () => string, slot: LoginSlot = {}): GatewayView {
     const now = this.clock.now();
-    const headerHash = proxyAuthorization === undefined ? undefined : sha256Hex(proxyAuthorization);
-    const user =
-      this.provenAgain(headerHash, clientAddress, now) ??
-      this.authenticate(proxyAuthorization, headerHash, clientAddress, now);
+    const user = this.login(proxyAuthorization, clientAddress, now, slot);
     if (!user.enabled) {
       throw new Refusal("proxy_user_disabled", "This proxy user is disabled; re-enable it through the API.");
     }
@@ -89,26 +95,38 @@ export class Admission {
     return user;
   }
 
-  /** The user a header proved lately, while its password is unchanged. */
-  private provenAgain(
-    headerHash: string | undefined,
-    clientAddress: () => string,
-    now: number,
-  ): GatewayView | undefined {
-    const proven = headerHash === undefined ? undefined : this.proven.get(headerHash);
-    if (proven === undefined) return undefined;
+  /**
+   * Whose request this is: proven before by this header on this connection (its fingerprint), proven
+   * lately on any connection (its SHA-256), or checked in full. Unknown names and wrong passwords take
+   * the same path: they were never proven.
+   */
+  private login(header: string | undefined, clientAddress: () => string, now: number, slot: LoginSlot): GatewayView {
+    if (header === undefined) return this.authenticate(undefined, clientAddress, now);
+    const mark = fingerprint(header);
+    if (slot.proven?.fingerprint === mark) {
+      const user = this.provenAgain(slot.proven.login, clientAddress, now);
+      if (user) return user;
+    }
+    const headerHash = sha256Hex(header);
+    const remembered = this.proven.get(headerHash);
+    let user = remembered && this.provenAgain(remembered, clientAddress, now);
+    if (!user) {
+      user = this.authenticate(header, clientAddress, now);
+      this.remember(headerHash, { username: user.name, passwordHash: user.passwordHash });
+    }
+    slot.proven = { fingerprint: mark, login: { username: user.name, passwordHash: user.passwordHash } };
+    return user;
+  }
+
+  /** The user a login proved, while its password is unchanged. */
+  private provenAgain(proven: ProvenLogin, clientAddress: () => string, now: number): GatewayView | undefined {
     // The failed-login budget holds here too: a limited name is refused whatever the password.
     this.refuseIfBlocked(proven.username, clientAddress, now);
     const user = this.directory.lookup(proven.username, now);
     return user?.passwordHash === proven.passwordHash ? user : undefined;
   }
 
-  private authenticate(
-    header: string | undefined,
-    headerHash: string | undefined,
-    clientAddress: () => string,
-    now: number,
-  ): GatewayView {
+  private authenticate(header: string | undefined, clientAddress: () => string, now: number): GatewayView {
     const encoded = header === undefined ? undefined : BASIC.exec(header)?.[1];
     const decoded = encoded === undefined ? "" : Buffer.from(encoded, "base64").toString("utf8");
     const colon = decoded.indexOf(":");
@@ -126,7 +144,6 @@ export class Admission {
       this.limits.failedLogins.fail(username, clientAddress(), now);
       throw new Refusal("invalid_credentials", `Wrong username or password. ${CHALLENGE}`);
     }
-    this.remember(headerHash as string, { username, passwordHash: user.passwordHash });
     return user;
   }
 
@@ -171,4 +188,16 @@ export class Admission {
 
 function sameHash(a: string, b: string): boolean {
   return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+/** 53 bits of two FNV-1a-style lanes over a header: equal headers give equal fingerprints. */
+function fingerprint(text: string): number {
+  let low = 0x811c9dc5;
+  let high = 0x9e3779b9 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    low = Math.imul(low ^ code, 0x01000193);
+    high = Math.imul(high ^ code, 0x5bd1e995);
+  }
+  return (high >>> 11) * 0x1_0000_0000 + (low >>> 0);
 }

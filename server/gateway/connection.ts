@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import type { LoginSlot } from "./admission";
 import { ChunkReader } from "./chunks";
 import { RequestFraming } from "./framing";
 import type { Exchange } from "./meter";
@@ -26,6 +27,8 @@ export class ConnectionMeter {
   userId: string | undefined;
   /** A refusal was sent: the connection closes after it, and requests pipelined behind it are not served. */
   refused = false;
+  /** The last header that proved a login on it (see Admission). */
+  proven: LoginSlot["proven"];
   private readonly framing = new RequestFraming((index, bytes) => this.read(index, bytes));
   private readonly chunks: ChunkReader;
   /** The exchanges not over yet, oldest first: `open[i]` is request `first + i`, `answers[i]` its answer. */

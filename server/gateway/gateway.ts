@@ -86,7 +86,11 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
 
   /** Admission, then the one-user rule: the proxy user this exchange is metered to. */
   function admit(req: IncomingMessage, connection: ConnectionMeter) {
-    const user = admission.admit(header(req.headers["proxy-authorization"]), () => req.socket.remoteAddress ?? "-");
+    const user = admission.admit(
+      header(req.headers["proxy-authorization"]),
+      () => req.socket.remoteAddress ?? "-",
+      connection,
+    );
     if (connection.userId !== undefined && connection.userId !== user.id)
       throw new Refusal("bad_request", ONE_USER_PER_CONNECTION);
     connection.userId = user.id;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../server";
-import { Admission } from "../../server/gateway/admission";
+import { Admission, type LoginSlot } from "../../server/gateway/admission";
 import { PropagatingDirectory } from "../../server/gateway/directory";
 import { FailedLogins } from "../../server/gateway/logins";
 import { Refusal } from "../../server/gateway/refusals";
@@ -93,9 +93,15 @@ describe("gateway authentication", () => {
       },
       new FailedLogins({ perUsername: 100, perAddress: 100 }),
     );
-    for (let i = 0; i < 3; i++) admission.admit(basic("alice", PASSWORD), () => "127.0.0.1");
+    const connection: LoginSlot = {};
+    for (let i = 0; i < 3; i++) admission.admit(basic("alice", PASSWORD), () => "127.0.0.1", connection);
+    admission.admit(basic("alice", PASSWORD), () => "127.0.0.1");
     expect(hashed).toEqual([PASSWORD]);
-    const wrong = () => admission.admit(basic("alice", `${PASSWORD}x`), () => "127.0.0.1");
+    // The connection keeps a fingerprint and whose login it proved: no header, no password.
+    const header = basic("alice", PASSWORD);
+    expect(connection.proven?.login.username).toBe("alice");
+    expect(reachableStrings(connection).filter((text) => text.includes(PASSWORD) || text === header)).toEqual([]);
+    const wrong = () => admission.admit(basic("alice", `${PASSWORD}x`), () => "127.0.0.1", connection);
     expect(refusalCode(wrong)).toBe("invalid_credentials");
     expect(refusalCode(wrong)).toBe("invalid_credentials");
     expect(hashed).toEqual([PASSWORD, `${PASSWORD}x`, `${PASSWORD}x`]);
@@ -105,7 +111,7 @@ describe("gateway authentication", () => {
     const alice = store.proxyUserByName("alice") as NonNullable<ReturnType<Store["proxyUserByName"]>>;
     store.deleteProxyUser(alice);
     store.addProxyUser({ ...alice, id: "pu_alice000000000001", seq: 2, passwordHash: sha256Hex("another") });
-    expect(refusalCode(() => admission.admit(basic("alice", PASSWORD), () => "127.0.0.1"))).toBe("invalid_credentials");
+    expect(refusalCode(() => admission.admit(header, () => "127.0.0.1", connection))).toBe("invalid_credentials");
     expect(hashed).toHaveLength(4);
   });
 
