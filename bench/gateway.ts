@@ -91,18 +91,22 @@ export async function benchGateway(): Promise<void> {
     );
     const cases = [
       { label: "GET, 5-byte answer", method: "GET", path: target("/small") },
+      // curl in a loop: a new connection, and so a new login, for every request.
+      { label: "GET, 5 B, conn each", method: "GET", path: target("/small"), close: true },
       { label: "GET, 1 MB answer", method: "GET", path: target("/large") },
       { label: "POST, 1 MB body", method: "POST", path: target("/small"), body: Buffer.alloc(MEGABYTE, 7) },
     ];
     let answered = 0;
-    for (const { label, method, path, body } of cases) {
+    for (const { label, method, path, body, close } of cases) {
       const cpuBefore = cpuSeconds(server.pid);
       const result = await autocannon({
         url: server.gatewayUrl,
         connections: CONNECTIONS,
         duration: DURATION_SECONDS,
         // autocannon sets content-length itself.
-        requests: [{ method, path, headers, ...(body ? { body } : {}) }],
+        requests: [
+          { method, path, headers: close ? { ...headers, connection: "close" } : headers, ...(body ? { body } : {}) },
+        ],
       });
       const cpuAfter = cpuSeconds(server.pid);
       answered += result["2xx"];
