@@ -35,6 +35,19 @@ function admissionWith(hash: (password: string) => string, failedLogins: FailedL
   return new Admission(store, clock, new PropagatingDirectory(store, 0), limits, hash);
 }
 
+/** An Admission whose password hashes are recorded, failed logins barely limited. */
+function countingHashes() {
+  const hashed: string[] = [];
+  const admission = admissionWith(
+    (password) => {
+      hashed.push(password);
+      return sha256Hex(password);
+    },
+    new FailedLogins({ perUsername: 100, perAddress: 100 }),
+  );
+  return { admission, hashed };
+}
+
 function refusalCode(attempt: () => unknown): string {
   try {
     attempt();
@@ -66,14 +79,7 @@ function reachableStrings(root: unknown): string[] {
 
 describe("gateway authentication", () => {
   it("does the same work for an unknown username as for a wrong password: one hash of the presented password each", () => {
-    const hashed: string[] = [];
-    const admission = admissionWith(
-      (password) => {
-        hashed.push(password);
-        return sha256Hex(password);
-      },
-      new FailedLogins({ perUsername: 100, perAddress: 100 }),
-    );
+    const { admission, hashed } = countingHashes();
     expect(refusalCode(() => admission.admit(basic("nobody", "guess-1"), () => "127.0.0.1"))).toBe(
       "invalid_credentials",
     );
@@ -85,14 +91,7 @@ describe("gateway authentication", () => {
   });
 
   it("skips the password hash for a header that proved a login, on any connection; any other header, or a user made anew, is checked in full", () => {
-    const hashed: string[] = [];
-    const admission = admissionWith(
-      (password) => {
-        hashed.push(password);
-        return sha256Hex(password);
-      },
-      new FailedLogins({ perUsername: 100, perAddress: 100 }),
-    );
+    const { admission, hashed } = countingHashes();
     const connection: LoginSlot = {};
     for (let i = 0; i < 3; i++) admission.admit(basic("alice", PASSWORD), () => "127.0.0.1", connection);
     admission.admit(basic("alice", PASSWORD), () => "127.0.0.1");
