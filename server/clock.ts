@@ -43,10 +43,10 @@ export function isoTimestamp(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** `YYYY-MM-DD` of the UTC day holding `ms`. */
 /** The last day asked for: the gateway asks for every exchange it meters, almost always the same day. */
 let lastDay = { start: Number.NaN, day: "" };
 
+/** `YYYY-MM-DD` of the UTC day holding `ms`. */
 export function utcDay(ms: number): string {
   if (ms >= lastDay.start && ms < lastDay.start + DAY_MS) return lastDay.day;
   const day = isoTimestamp(ms).slice(0, 10);

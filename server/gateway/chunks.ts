@@ -1,7 +1,7 @@
 import type { Socket } from "node:net";
 import type { RequestFraming } from "./framing";
 
-/** Node's HTTP parser as it sits on a server socket: the few internals {@link readEveryChunk} uses. */
+/** Node's HTTP parser as it sits on a server socket: the few internals {@link ChunkReader} uses. */
 interface NodeHttpParser {
   /** True while the parser reads the socket itself, in C++. */
   _consumed?: boolean;
@@ -22,8 +22,8 @@ export const chunkSources: { preferred: ChunkSource } = { preferred: "parser" };
  * emitted the requests the chunk completes (so their exchanges are known when their bytes arrive).
  *
  * Node's server parses in C++ straight from the socket and tells JS of messages, never of where
- * they end. A `data` listener sees the bytes, but turns that off: small answers cost ~10 % more CPU,
- * large ones more garbage collection. So where the parser reads the socket itself, this wraps the
+ * they end. A `data` listener sees the bytes, but turns that off: every request then goes through
+ * the stream machinery in JS, and large exchanges cause more garbage collection. So where the parser reads the socket itself, this wraps the
  * callback Node's C++ makes after each chunk it parsed (`kOnExecute`), during which
  * `getCurrentBuffer()` holds a copy of the chunk; Node's own server uses both for CONNECT. A chunk
  * that is all body of one request is only counted, not copied. A Node without the hook gets the

@@ -87,6 +87,7 @@ export class ConnectionMeter {
 
   private read(index: number, bytes: number): void {
     const position = index - this.first;
+    // A position before the first is an exchange already over: it counts nothing more.
     if (position < this.open.length) this.open[position]?.count(bytes);
     else {
       this.earlyReads ??= new Map();
