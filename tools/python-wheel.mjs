@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SOURCE = path.join(repoRoot, "native-sdk", "python");
-export const WHEEL_DIR = path.join(repoRoot, "dist", "native-sdk", "python");
+const WHEEL_DIR = path.join(repoRoot, "dist", "native-sdk", "python");
 
 /** @param {string} dir @returns {number} */
 function newestFile(dir) {
@@ -24,7 +24,7 @@ function newestFile(dir) {
 }
 
 /** The built wheel's path, if there is one. */
-export function builtWheel() {
+function builtWheel() {
   const name = fs.existsSync(WHEEL_DIR) && fs.readdirSync(WHEEL_DIR).find((file) => file.endsWith(".whl"));
   return name ? path.join(WHEEL_DIR, name) : undefined;
 }
