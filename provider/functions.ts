@@ -123,10 +123,18 @@ export function lookupIpAllocation(args: { address: pulumi.Input<string> }): pul
 
 /**
  * Runs one read once its arguments are known. The result is exactly as secret as the arguments: the
- * API key is read from the raw config, not joined in as a secret Output. Why no join: re-joining a
- * rejected result with the arguments (`pulumi.all([result, args])`) and then reading a property of
- * it (`lookupProxyUser(...).id`) made @pulumi/pulumi's run harness grow the program without bound
- * (23 GB) instead of reporting the error; a single apply fails with the one-line message.
+ * API key is read from the raw config, not joined in as a secret Output, and the failure is a
+ * RunError, which the run harness prints as its one-line message.
+ *
+ * The result is marked as observed (`observeFailure`): @pulumi/pulumi's run harness keeps a V8
+ * debugger session enabled (runtime/closure/v8Hooks.js), and with a debugger enabled every rejection
+ * makes V8 search the promises downstream for a catch handler (catch prediction). It walks every path
+ * and memoizes nothing, and each Output fans a rejection into four promises (value, isKnown, isSecret,
+ * resources) that the next Output joins again, so the paths multiply with each `apply`, `.id` and
+ * `pulumi.output({...})`. When no promise downstream has a handler, as when a failed lookup's only
+ * use is another read's argument (`getUsage({ proxyUserId: missing.id })`), the walk enumerates them
+ * all, holding a V8 handle per step outside the JS heap: 21 GB in two minutes, before the harness
+ * could print the error. A handler at the end of the chain ends every walk at the first path.
  */
 function read<A extends object, R>(
   name: string,
@@ -138,7 +146,7 @@ function read<A extends object, R>(
   const config = new pulumi.Config("proxy");
   const apiUrl = config.get("apiUrl") || process.env.PROXY_API_URL;
   const apiKey = pulumi.runtime.getConfig("proxy:apiKey") || process.env.PROXY_API_KEY;
-  return resolvedArgs.apply(async (known) => {
+  const result = resolvedArgs.apply(async (known) => {
     try {
       return await call(clientFor(apiUrl, apiKey), known as pulumi.Unwrap<A>);
     } catch (error) {
@@ -148,6 +156,26 @@ function read<A extends object, R>(
       throw new pulumi.RunError(explain(name, action, error).message);
     }
   }) as pulumi.Output<R>;
+  observeFailure(result);
+  return result;
+}
+
+/** The part of @pulumi/pulumi's Output (pinned) that its typings leave out: a fresh promise of the value. */
+type OutputInternals = { promise?: () => Promise<unknown> };
+
+/**
+ * Gives V8's catch prediction a handler at the end of the chain (see `read`). Only a fresh promise of
+ * the value is handled: the Output's own promises stay as they were, so a failure still reaches the
+ * run harness through every other use, and through the Output's own promises when it has none.
+ */
+function observeFailure(result: pulumi.Output<unknown>): void {
+  const promise = (result as unknown as OutputInternals).promise;
+  if (typeof promise !== "function") {
+    throw new Error(
+      "pulumi-proxy: this @pulumi/pulumi has no Output.promise(); the provider needs the version it pins.",
+    );
+  }
+  promise.call(result).catch(() => undefined);
 }
 
 let cached: { identity: string; client: ProxyClient } | undefined;
