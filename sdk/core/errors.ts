@@ -134,6 +134,8 @@ export interface ErrorResponse {
   text: string;
   requestId: string | undefined;
   retryAfterSeconds: number | undefined;
+  /** Added to a 401's message: where the key came from and how to set another (never the key). */
+  refusedKeyHint?: string | undefined;
 }
 
 /**
@@ -157,7 +159,8 @@ export function errorFromResponse(res: ErrorResponse): ApiError {
   }
   // A 400 reads best as the field and what is wrong with it, as the server listed them.
   const issues = res.status === 400 ? readIssues(details) : [];
-  const shown = issues.length > 0 ? describeIssues(issues) : message;
+  const described = issues.length > 0 ? describeIssues(issues) : message;
+  const shown = res.status === 401 && res.refusedKeyHint ? `${described} ${res.refusedKeyHint}` : described;
   const init: ApiErrorInit = {
     status: res.status,
     code,

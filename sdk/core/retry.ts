@@ -27,6 +27,23 @@ export function retriableAfterAmbiguousFailure(method: HttpMethod, hasIdempotenc
 
 export const RETRY_WINDOW_MS_DEFAULT = 120_000;
 
+/**
+ * The window for a refused connection before a client's first answer. A run whose first request
+ * finds nothing listening was almost always given a wrong URL (a closed port, a typo): it fails in
+ * seconds with the URL, instead of after the whole retry window. A server that restarts once the run
+ * is under way has answered before, so the whole window applies to it.
+ */
+export const FIRST_CONTACT_WINDOW_MS_DEFAULT = 5_000;
+
+/** The retry window of one failure: short for a refused connection while the API has never answered. */
+export function windowFor(
+  failure: { refused: boolean; everAnswered: boolean },
+  windows: { retryWindowMs: number; firstContactWindowMs: number },
+): number {
+  if (!failure.refused || failure.everAnswered) return windows.retryWindowMs;
+  return Math.min(windows.retryWindowMs, windows.firstContactWindowMs);
+}
+
 export interface RetryBudget {
   /** Retries made so far. */
   retries: number;

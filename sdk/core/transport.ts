@@ -1,13 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type AttemptLink, sendAttempt } from "./attempt";
-import {
-  type ApiError,
-  type ConnectionError,
-  errorFromResponse,
-  ProxyError,
-  redact,
-  type TimeoutError,
-} from "./errors";
+import { type ApiError, ConnectionError, errorFromResponse, ProxyError, redact, type TimeoutError } from "./errors";
 import { Pacer, type RateGate } from "./pacer";
 import {
   backoffMs,
@@ -16,6 +9,7 @@ import {
   parseRetryAfter,
   rateLimitWaitMs,
   retriableAfterAmbiguousFailure,
+  windowFor,
 } from "./retry";
 import { CallScope } from "./scope";
 import { Semaphore } from "./semaphore";
@@ -38,6 +32,9 @@ export class Transport {
   readonly #onWriteDone: (() => void) | undefined;
   readonly #pacer: RateGate;
   readonly #link: AttemptLink;
+  readonly #refusedKeyHint: string | undefined;
+  /** Whether the API has answered any request of this client: see FIRST_CONTACT_WINDOW_MS_DEFAULT. */
+  #everAnswered = false;
 
   /** `pacer` replaces the built-in schedule; only the bench uses it, to compare schedules. */
   constructor(options: ClientOptions, pacer?: RateGate) {
@@ -53,6 +50,7 @@ export class Transport {
     this.#options = resolveOptions(options);
     this.#logger = options.logger;
     this.#onWriteDone = options.onWriteDone;
+    this.#refusedKeyHint = options.refusedKeyHint;
     const reserve = options.rateLimitReserve ?? 0;
     if (!Number.isInteger(reserve) || reserve < 0) {
       throw new ProxyError(
@@ -110,6 +108,7 @@ export class Transport {
         let delayMs: number;
         let rateLimited = false;
         if (outcome.kind === "answer") {
+          this.#everAnswered = true;
           const { status, headers, text } = outcome;
           if (status >= 200 && status < 300) {
             const parsed = parseAnswer(call, text, [this.#apiKey]);
@@ -128,6 +127,7 @@ export class Transport {
             text: redact(text, [this.#apiKey]),
             requestId: header(headers, "x-request-id"),
             retryAfterSeconds: retryAfter,
+            refusedKeyHint: this.#refusedKeyHint,
           });
           if (status === 429) {
             this.stats.rateLimited += 1;
@@ -151,8 +151,22 @@ export class Transport {
           }
           delayMs = this.#backoff(attempt);
         }
-        const budget = { retries: attempt, startedAt, delayMs, windowMs, maxRetries, now: Date.now() };
-        if (!mayRetry({ ...budget, deadline: options.deadline })) throw error;
+        // Before any answer, a refused connection gets the short first-contact window (retry.ts).
+        const refused = outcome.kind === "network" && outcome.neverSent;
+        const window = windowFor(
+          { refused, everAnswered: this.#everAnswered },
+          { retryWindowMs: windowMs, firstContactWindowMs: this.#options.firstContactWindowMs },
+        );
+        const budget = { retries: attempt, startedAt, delayMs, windowMs: window, maxRetries, now: Date.now() };
+        if (!mayRetry({ ...budget, deadline: options.deadline })) {
+          if (window === windowMs) throw error;
+          throw new ConnectionError(
+            `${error.message}; nothing has answered at ${this.baseUrl} since this client started`,
+            {
+              cause: error,
+            },
+          );
+        }
         this.#emit({ type: "retry", method, path, attempt, reason: error.message, delayMs });
         this.stats.retries += 1;
         const pacer = this.#link.pacer;

@@ -39,6 +39,17 @@ export interface ClientOptions {
   retryBaseDelayMs?: number;
   /** Largest backoff ceiling, default 8 000. */
   retryMaxDelayMs?: number;
+  /**
+   * How long a refused connection is retried until this client has had its first answer, default
+   * 5 000: before any answer, nothing listening at the URL means a wrong URL far more often than a
+   * restart. Once the API has answered, `retryWindowMs` applies, so a restart is waited for.
+   */
+  firstContactWindowMs?: number;
+  /**
+   * Added to the error when the API refuses the key (401): where the key came from and how to set
+   * another, for callers that know (the provider names its config key). Never put the key in it.
+   */
+  refusedKeyHint?: string;
 }
 
 export interface RequestOptions {

@@ -1,5 +1,5 @@
 import { ResponseValidationError, redact } from "./errors";
-import { parseIntHeader, RETRY_WINDOW_MS_DEFAULT } from "./retry";
+import { FIRST_CONTACT_WINDOW_MS_DEFAULT, parseIntHeader, RETRY_WINDOW_MS_DEFAULT } from "./retry";
 import type { Call, ClientOptions, RateLimitInfo } from "./types";
 
 /**
@@ -13,7 +13,14 @@ const VERSION = "0.1.0";
 export type Settings = Required<
   Pick<
     ClientOptions,
-    "timeoutMs" | "retryWindowMs" | "retryAfterCapMs" | "pacing" | "userAgent" | "retryBaseDelayMs" | "retryMaxDelayMs"
+    | "timeoutMs"
+    | "retryWindowMs"
+    | "firstContactWindowMs"
+    | "retryAfterCapMs"
+    | "pacing"
+    | "userAgent"
+    | "retryBaseDelayMs"
+    | "retryMaxDelayMs"
   >
 > &
   Pick<ClientOptions, "maxRetries">;
@@ -25,6 +32,7 @@ export function resolveOptions(options: ClientOptions): Settings {
   return {
     timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS_DEFAULT,
     retryWindowMs: options.retryWindowMs ?? RETRY_WINDOW_MS_DEFAULT,
+    firstContactWindowMs: options.firstContactWindowMs ?? FIRST_CONTACT_WINDOW_MS_DEFAULT,
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
     retryAfterCapMs: options.retryAfterCapMs ?? 60_000,
     pacing: options.pacing ?? true,
