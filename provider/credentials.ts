@@ -1,16 +1,40 @@
 import * as pulumi from "@pulumi/pulumi";
-import { PermissionDeniedError } from "../sdk";
-import { type ApiSettings, apiSettings, clientFor, providerSettings, settingsIdentity } from "./settings";
+import { PermissionDeniedError, type ProxyClient } from "../sdk";
+import { providerSettings } from "./settings";
 import { explain } from "./shared";
 
 /**
  * Pulumi records the stack configuration, `proxy:apiKey` included, as the inputs of the stack's
- * default provider, in the state: encrypted when the value was set with `--secret`, in plain text
- * otherwise. A plaintext key is therefore refused in the program process, at preview, before the
- * engine could record it; the message gives the command that encrypts the value in place and never
- * shows the value. `PROXY_API_KEY` in the environment is not stack configuration and stays allowed.
+ * provider, in the state: encrypted when the value was set with `--secret`, in plain text otherwise.
+ * A plaintext key is therefore refused at preview, before the engine could record it, with the
+ * command that encrypts the value in place; the message never shows the value. `PROXY_API_KEY` in the
+ * environment is not stack configuration and stays allowed. One rule and one message, seen in two
+ * places: the program process for the dynamic resources (below), the plugin for the native provider
+ * (`apiKeyIsPlaintextIn`, and the plaintext key an explicit provider would record).
  */
 export const PLAINTEXT_API_KEY_FIX = 'pulumi config set --secret proxy:apiKey "$(pulumi config get proxy:apiKey)"';
+
+export const PLAINTEXT_API_KEY_REFUSAL = `proxy:apiKey is stored in plain text in the stack configuration, and Pulumi would also record it in the state. Encrypt it in place: ${PLAINTEXT_API_KEY_FIX}`;
+
+/**
+ * The rule as the plugin sees it, from the text of the stack's config file (Pulumi.<stack>.yaml):
+ * whether proxy:apiKey is set there other than as `secure:`. The engine tells a plugin nothing about
+ * which config values are secret, and once the state holds the key encrypted it hands the plugin a
+ * plain one as a secret, so only the file says what the user set.
+ */
+export function apiKeyIsPlaintextIn(stackConfig: string): boolean {
+  const KEY = /^\s+["']?proxy:apiKey["']?:/;
+  const lines = stackConfig.split(/\r?\n/);
+  const at = lines.findIndex((line) => KEY.test(line));
+  if (at === -1) return false;
+  const value = (lines[at] ?? "")
+    .replace(KEY, "")
+    .replace(/\s#.*$/, "")
+    .trim();
+  if (value !== "") return !/^\{\s*secure\s*:/.test(value);
+  const next = lines.slice(at + 1).find((line) => line.trim() !== "" && !line.trim().startsWith("#"));
+  return !/^\s+secure\s*:/.test(next ?? "");
+}
 
 type ConfigSecrecy = { isConfigSecret?: (key: string) => boolean };
 
@@ -18,9 +42,7 @@ export function refusePlaintextApiKey(): void {
   const isSecret = (pulumi.runtime as unknown as ConfigSecrecy).isConfigSecret;
   if (isSecret === undefined || pulumi.runtime.getConfig("proxy:apiKey") === undefined) return;
   if (isSecret("proxy:apiKey")) return;
-  throw new pulumi.RunError(
-    `proxy:apiKey is stored in plain text in the stack configuration, and Pulumi would also record it in the state. Encrypt it in place: ${PLAINTEXT_API_KEY_FIX}`,
-  );
+  throw new pulumi.RunError(PLAINTEXT_API_KEY_REFUSAL);
 }
 
 /** A provider setting the provider process would refuse, refused at preview instead, before any request. */
@@ -32,42 +54,21 @@ export function refuseBadSettings(): void {
   }
 }
 
-/** The hidden input that carries `apiProblemOnUp`'s answer from the program to `check`. */
-export const API_PROBLEM_INPUT = "__apiProblem";
-
-let reachable: { identity: string; answered: Promise<string | undefined> } | undefined;
-
 /**
- * An `up` records the stack's proxy:apiUrl and proxy:apiKey for every later refresh and destroy; one
- * pointed at nothing would deploy "unchanged" and fail only at the next drift check. So an `up` (not
- * a preview, which costs no request) first asks the API one cheap question with the stack's settings,
- * bounded by proxy:retryWindowSeconds. Any answer but a refused key will do: a 403 means the key is
- * valid but lacks proxy-users:read. It resolves to why the API cannot be used, for `check` to refuse
- * the resource with (a rejected input would leave an inline program waiting forever), or to
- * undefined. Undefined at once in a preview, or when no credential is set (the first method that
- * needs one says so).
+ * Why the stack's credentials cannot work, or undefined; `check` asks it (dynamic and native alike,
+ * once the inputs are valid), so a preview fails where the up would, and `pulumi-proxy plan` prints
+ * no plan. An `up` also records proxy:apiUrl and proxy:apiKey for every later refresh and destroy, so
+ * one pointed at nothing must not deploy "unchanged". It costs one cheap request per run and
+ * settings, the run's first, so a closed port fails in seconds (sdk/core/retry.ts). Any answer but a
+ * refused key will do: a 403 means the key is valid but lacks proxy-users:read, which the method that
+ * needs it reports.
  */
-export function apiProblemOnUp(): Promise<string | undefined> | undefined {
-  if (pulumi.runtime.isDryRun()) return undefined;
-  let settings: ApiSettings;
+export async function credentialsProblem(client: ProxyClient, apiUrl: string): Promise<string | undefined> {
   try {
-    settings = apiSettings((key) => pulumi.runtime.getConfig(key));
-  } catch {
-    return undefined;
-  }
-  // Once per program run and settings (an inline program may run many times in one process).
-  const identity = [settingsIdentity(settings), pulumi.getStack()].join("\u0000");
-  if (reachable?.identity !== identity) reachable = { identity, answered: askOnce(settings) };
-  return reachable.answered;
-}
-
-async function askOnce(settings: ApiSettings): Promise<string | undefined> {
-  try {
-    await clientFor(settings, "pulumi-proxy-program").proxyUsers.list({ limit: 1 });
+    await client.proxyUsers.list({ limit: 1 });
     return undefined;
   } catch (error) {
     if (error instanceof PermissionDeniedError) return undefined;
-    const where = `the API at ${settings.apiUrl} (proxy:apiUrl)`;
-    return explain("pulumi-proxy", `reach ${where} before recording it`, error).message;
+    return explain("pulumi-proxy", `use the API at ${apiUrl} (proxy:apiUrl)`, error).message;
   }
 }

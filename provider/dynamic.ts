@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { ProxyError } from "../sdk";
 import { type CheckFailure, checkInputs } from "./check";
 import type { ProviderContext } from "./context";
-import { API_PROBLEM_INPUT, apiProblemOnUp, refuseBadSettings, refusePlaintextApiKey } from "./credentials";
+import { refuseBadSettings, refusePlaintextApiKey } from "./credentials";
 import {
   type ArgsOf,
   type Descriptor,
@@ -47,13 +47,10 @@ export function resourceClass<D extends Descriptor>(
       refuseBadSettings();
       const additionalSecretOutputs = [...secretOutputs, ...(opts?.additionalSecretOutputs ?? [])];
       // Hidden inputs: who this resource is, for idempotency keys that survive a crash (idempotency.ts),
-      // its name, for errors, and, in an up, why the API cannot be reached, which `check` turns into a
-      // failure.
-      const problem = apiProblemOnUp();
+      // and its name, for errors.
       const identity = {
         [IDENTITY_INPUT]: resourceIdentity(`proxy:${type}`, name, opts?.parent),
         [NAME_INPUT]: name,
-        ...(problem ? { [API_PROBLEM_INPUT]: problem } : {}),
       };
       super(provider, name, { ...outputs, ...args, ...identity }, { ...opts, additionalSecretOutputs }, "proxy", type);
     }
@@ -74,16 +71,24 @@ const VERBS: Record<keyof Handler, string> = {
   delete: "delete it",
 };
 
-/** The methods the serialized stubs call, over one kind's descriptor, with the process's context. */
-export function handlerFor(descriptor: Descriptor, context: () => ProviderContext): Handler {
+/**
+ * The methods the serialized stubs call, over one kind's descriptor, with the process's context and
+ * the question `check` asks once the inputs are valid: why the credentials cannot work, if they cannot.
+ */
+export function handlerFor(
+  descriptor: Descriptor,
+  context: () => ProviderContext,
+  credentialsProblem: () => Promise<string | undefined>,
+): Handler {
   const upgrade = (props: Props) => upgradeState(descriptor, props ?? {});
   const { rules } = descriptor;
   const handler: Handler = {
     async check(olds: Props, news: Record<string, unknown>) {
-      const problem = news[API_PROBLEM_INPUT];
-      if (typeof problem === "string") return { failures: [{ property: "", reason: problem }] };
       const checked = checkInputs(descriptor.inputs, news, (inputs) => rules.refine?.(inputs, upgrade(olds)) ?? []);
       if (checked.failures) return { failures: checked.failures.map((failure) => shownBy(failure, news)) };
+      // Bad inputs cost no request; valid ones are refused here when the credentials cannot work.
+      const problem = await credentialsProblem();
+      if (problem) return { failures: [{ property: "", reason: problem }] };
       return checked.inputs ? { inputs: { ...checked.inputs, ...plumbingOf(news) } } : checked;
     },
     async diff(_id: string, olds: Props, news: Record<string, unknown>) {

@@ -4,9 +4,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { contextFor, type ProviderContext } from "./context";
+import { credentialsProblem } from "./credentials";
 import { type Handler, handlerFor } from "./dynamic";
 import { KINDS, type ResourceKind } from "./kinds";
-import { apiSettings, CONFIG_KEYS, type ConfigKey, settingsIdentity } from "./settings";
+import { type ApiSettings, apiSettings, CONFIG_KEYS, type ConfigKey, settingsIdentity } from "./settings";
 
 /**
  * The stack config the provider process was given. Credentials live only here: `configure`
@@ -31,7 +32,23 @@ function context(): ProviderContext {
   return current.context;
 }
 
-export const handlers = Object.fromEntries(KINDS.map((kind) => [kind.kind, handlerFor(kind, context)])) as Record<
-  ResourceKind,
-  Handler
->;
+let verified: { identity: string; problem: Promise<string | undefined> } | undefined;
+
+/** Why the configured credentials cannot work (credentials.ts): asked once per process and settings. */
+function problemWithCredentials(): Promise<string | undefined> {
+  let settings: ApiSettings;
+  try {
+    settings = apiSettings((key) => fromConfig[key]);
+  } catch (error) {
+    return Promise.resolve((error as Error).message);
+  }
+  const identity = settingsIdentity(settings);
+  if (verified?.identity !== identity) {
+    verified = { identity, problem: credentialsProblem(context().client, settings.apiUrl) };
+  }
+  return verified.problem;
+}
+
+export const handlers = Object.fromEntries(
+  KINDS.map((kind) => [kind.kind, handlerFor(kind, context, problemWithCredentials)]),
+) as Record<ResourceKind, Handler>;

@@ -31,6 +31,8 @@ export interface ProviderSettings {
 export interface ApiSettings extends ProviderSettings {
   apiUrl: string;
   apiKey: string;
+  /** Where the key came from, for the error a refused key gets (never the key itself). */
+  apiKeyFrom: "config" | "environment";
 }
 
 /** The tuning alone: the program checks it at preview, before any credential is needed. */
@@ -55,21 +57,55 @@ export function providerSettings(config: ConfigLookup): ProviderSettings {
   };
 }
 
-/** Every setting a client needs; a missing credential names the command that sets it. */
+/** Every setting a client needs; a missing or malformed credential names the command that sets it. */
 export function apiSettings(config: ConfigLookup): ApiSettings {
-  const apiUrl = config("proxy:apiUrl") || process.env.PROXY_API_URL;
-  const apiKey = config("proxy:apiKey") || process.env.PROXY_API_KEY;
+  const configuredUrl = config("proxy:apiUrl");
+  const apiUrl = configuredUrl || process.env.PROXY_API_URL;
+  const configuredKey = config("proxy:apiKey");
+  const apiKey = configuredKey || process.env.PROXY_API_KEY;
   if (!apiUrl) {
     throw new Error(
       "pulumi-proxy: no API URL is configured. Run `pulumi config set proxy:apiUrl https://…` or set PROXY_API_URL.",
     );
   }
+  checkUrlForm(apiUrl, configuredUrl ? "proxy:apiUrl" : "PROXY_API_URL");
   if (!apiKey) {
     throw new Error(
       "pulumi-proxy: no API key is configured. Run `pulumi config set --secret proxy:apiKey live_…` or set PROXY_API_KEY.",
     );
   }
-  return { apiUrl, apiKey, ...providerSettings(config) };
+  return { apiUrl, apiKey, apiKeyFrom: configuredKey ? "config" : "environment", ...providerSettings(config) };
+}
+
+/**
+ * `127.0.0.1:8787` parses as a URL whose scheme is `127.0.0.1:`, so the scheme is checked by name:
+ * the message shows the value with the scheme it most likely lacks.
+ */
+function checkUrlForm(apiUrl: string, setting: "proxy:apiUrl" | "PROXY_API_URL"): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(apiUrl).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol === "http:" || protocol === "https:") return;
+  const loopback = /^(localhost|127\.|\[::1\])/.test(apiUrl);
+  const suggested = `${loopback ? "http" : "https"}://${apiUrl.replace(/^[a-z]*:?\/+/i, "")}`;
+  const fix =
+    setting === "proxy:apiUrl"
+      ? `Run \`pulumi config set proxy:apiUrl ${suggested}\``
+      : `Set PROXY_API_URL=${suggested}`;
+  throw new Error(
+    `pulumi-proxy: ${setting} must be a URL with its scheme, such as https://api.example.com or http://127.0.0.1:8787, got ${JSON.stringify(apiUrl)}. ${fix}.`,
+  );
+}
+
+/** What a refused key's error adds: where the key came from and how to set another. */
+export function refusedKeyHint(from: ApiSettings["apiKeyFrom"]): string {
+  const set = "`pulumi config set --secret proxy:apiKey <key>`";
+  return from === "config"
+    ? `The key is the stack's proxy:apiKey; set one the API accepts with ${set}.`
+    : `The key is PROXY_API_KEY from the environment (the stack sets no proxy:apiKey); set one the API accepts there, or for the stack with ${set}.`;
 }
 
 /** Two settings that make the same client: a process keeps one client per identity, so pacing sees every request. */
@@ -86,6 +122,7 @@ export function clientFor(settings: ApiSettings, userAgent: string, onWriteDone?
     rateLimitReserve: settings.rateLimitReserve,
     retryWindowMs: settings.retryWindowSeconds * 1000,
     timeoutMs: settings.requestTimeoutSeconds * 1000,
+    refusedKeyHint: refusedKeyHint(settings.apiKeyFrom),
     ...(onWriteDone ? { onWriteDone } : {}),
   });
 }

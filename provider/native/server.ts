@@ -5,10 +5,12 @@ import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import * as statusProto from "@pulumi/pulumi/proto/status_pb";
 import { Any } from "google-protobuf/google/protobuf/any_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import { PLAINTEXT_API_KEY_REFUSAL } from "../credentials";
 import { CONFIG, configFailures, configureFrom } from "./kinds";
 import { fromStruct, toStruct } from "./protocol";
 import * as resources from "./resources";
 import { packageSchema } from "./schema";
+import { stackSetsPlaintextApiKey } from "./stackFile";
 import { packageVersion } from "./version";
 
 /**
@@ -46,21 +48,29 @@ function unary<Req, Res>(handle: (request: Req) => Promise<Res>): grpc.handleUna
   };
 }
 
+/** The secret entry of the provider's config, `apiKey`. */
+const API_KEY = CONFIG.find((entry) => entry.secret)?.key ?? "apiKey";
+
 const changesOf = (changed: boolean) =>
   changed ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE;
 
 /**
- * Provider config: `proxy:apiUrl`, `proxy:apiKey` and the settings. CheckConfig hands the key back
- * as a secret, so the engine stores it encrypted even when it was set in plain text; a config change
- * updates the provider in place, never replacing the resources it manages.
+ * Provider config: `proxy:apiUrl`, `proxy:apiKey` and the settings. A plaintext proxy:apiKey is
+ * refused by the same rule and message as the dynamic resources (credentials.ts): in CheckConfig when
+ * the stack's config file holds it so, in Configure when the key would reach the state unencrypted
+ * (an explicit provider given a plain string). A config change updates the provider in place, never
+ * replacing the resources it manages.
  */
 const configService = {
   checkConfig: unary(async (request: proto.CheckRequest) => {
     const news = fromStruct(request.getNews());
-    const secret = CONFIG.filter((entry) => entry.secret).map((entry) => entry.key);
-    const response = new proto.CheckResponse().setInputs(toStruct(news.values, [...secret, ...news.secrets]));
+    const response = new proto.CheckResponse().setInputs(toStruct(news.values, news.secrets));
     for (const failure of configFailures(news.values)) {
       response.addFailures(new proto.CheckFailure().setProperty(failure.property).setReason(failure.reason));
+    }
+    // No property: the engine would print the value of the one named, the key.
+    if (stackSetsPlaintextApiKey(request.getUrn())) {
+      response.addFailures(new proto.CheckFailure().setProperty("").setReason(PLAINTEXT_API_KEY_REFUSAL));
     }
     return response;
   }),
@@ -71,7 +81,12 @@ const configService = {
     return new proto.DiffResponse().setChanges(changesOf(changed.length > 0)).setDiffsList(changed);
   }),
   configure: unary(async (request: proto.ConfigureRequest) => {
-    configureFrom(fromStruct(request.getArgs()).values);
+    const args = fromStruct(request.getArgs());
+    const apiKey = args.values[API_KEY];
+    if (typeof apiKey === "string" && apiKey !== "" && !args.secrets.has(API_KEY)) {
+      throw new Error(PLAINTEXT_API_KEY_REFUSAL);
+    }
+    configureFrom(args.values);
     return new proto.ConfigureResponse()
       .setAcceptsecrets(true)
       .setSupportspreview(true)

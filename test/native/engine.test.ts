@@ -6,6 +6,7 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 // The generated SDK, as a user's program imports it: the package's own export, compiled from native-sdk/.
 import * as proxy from "pulumi-proxy/native";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { PLAINTEXT_API_KEY_REFUSAL } from "../../provider/credentials";
 import { type ProviderFixture, providerFixture } from "../support/fixture";
 import { exportedStateAsUserSeesIt, REPO_ROOT } from "../support/pulumi";
 
@@ -130,6 +131,30 @@ describe("the native proxy provider through the Pulumi CLI", () => {
     declared.importedKey = true;
     const result = await preview({ expectNoChanges: true });
     expect(result.changeSummary).toEqual({ same: 4 });
+  });
+
+  // Issue #32, items 2 and 6: the plugin took a plaintext key and previewed a refused one clean.
+  it("refuses a plaintext proxy:apiKey and a key the API refuses at preview, as the dynamic resources do", async () => {
+    const { stack, server } = fixture;
+    const failure = () =>
+      stack.preview().then(
+        () => "the preview passed",
+        (error: Error) => error.message,
+      );
+    await stack.setConfig("proxy:apiKey", { value: server.rootKey });
+    const plaintext = await failure();
+    expect(plaintext).toContain(PLAINTEXT_API_KEY_REFUSAL);
+    expect(plaintext).not.toContain(server.rootKey);
+
+    const refusedKey = `live_${"Q".repeat(40)}`;
+    await stack.setConfig("proxy:apiKey", { value: refusedKey, secret: true });
+    const refused = await failure();
+    expect(refused).toContain("401 invalid_api_key");
+    expect(refused).toContain("The key is the stack's proxy:apiKey; set one the API accepts with");
+    expect(refused).not.toContain(refusedKey.slice(5, 15));
+
+    await stack.setConfig("proxy:apiKey", { value: server.rootKey, secret: true });
+    expect((await preview({ expectNoChanges: true })).changeSummary).toEqual({ same: 4 });
   });
 
   it("destroys what it manages", async () => {

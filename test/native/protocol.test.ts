@@ -2,6 +2,7 @@ import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiKeyIsPlaintextIn, PLAINTEXT_API_KEY_REFUSAL } from "../../provider/credentials";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { call, type RunningPlugin, startPlugin } from "./plugin";
@@ -45,7 +46,7 @@ describe("the native plugin's protocol", () => {
       new proto.CreateRequest().setUrn(URN).setType(TYPE).setProperties(properties),
     );
 
-  it("checks the provider config: the API key handed back secret, a bad setting refused by name", async () => {
+  it("checks the provider config: a bad setting refused by name; Configure refuses a plaintext API key", async () => {
     const news = { apiUrl: server.url, apiKey: "live_plain", rateLimitReserve: "lots" };
     const checked = await call<proto.CheckRequest, proto.CheckResponse>(
       plugin.client.checkConfig.bind(plugin.client),
@@ -53,13 +54,26 @@ describe("the native plugin's protocol", () => {
         .setUrn("urn:pulumi:dev::shop::pulumi:providers:proxy::default")
         .setNews(Struct.fromJavaScript(news)),
     );
-    expect(checked.getInputs()?.toJavaScript().apiKey).toEqual({
-      [specialSigKey]: specialSecretSig,
-      value: "live_plain",
-    });
     expect(checked.getFailuresList().map((failure) => [failure.getProperty(), failure.getReason()])).toEqual([
       ["rateLimitReserve", expect.stringContaining("pulumi config set proxy:rateLimitReserve")],
     ]);
+
+    // The engine hands Configure each value as secret as it was set: a plain one is refused, unshown.
+    const configure = (apiKey: unknown) =>
+      call(
+        plugin.client.configure.bind(plugin.client),
+        new proto.ConfigureRequest().setArgs(Struct.fromJavaScript({ apiUrl: server.url, apiKey } as never)),
+      );
+    const refused = await configure("live_plain").catch((error: Error) => error);
+    expect(String(refused)).toContain(PLAINTEXT_API_KEY_REFUSAL);
+    expect(String(refused)).not.toContain("live_plain");
+    await configure({ [specialSigKey]: specialSecretSig, value: server.rootKey });
+
+    // What the stack's config file says, which CheckConfig reads (the engine tells a plugin nothing).
+    expect(apiKeyIsPlaintextIn("config:\n  proxy:apiKey: live_plain\n")).toBe(true);
+    expect(apiKeyIsPlaintextIn("config:\n  proxy:apiKey:\n    secure: v1:abc\n")).toBe(false);
+    expect(apiKeyIsPlaintextIn('config:\n  "proxy:apiKey": { secure: v1:abc }\n')).toBe(false);
+    expect(apiKeyIsPlaintextIn("config:\n  proxy:apiUrl: http://127.0.0.1:1\n")).toBe(false);
   });
 
   it("refuses bad inputs with the rules' own messages", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKey, IpAllocation, ProxyUser } from "../../provider";
-import { handlers } from "../../provider/runtime";
+import { configure, handlers } from "../../provider/runtime";
+import { type ReferenceServer, startReferenceServer } from "../../server";
 import { type ProviderFixture, providerFixture } from "../support/fixture";
 
 async function failuresOf(kind: keyof typeof handlers, news: Record<string, unknown>) {
@@ -13,6 +14,15 @@ async function failuresOf(kind: keyof typeof handlers, news: Record<string, unkn
  * missing input goes with no property (the engine would print `{<nil>}` for it), its reason naming it.
  */
 describe("check rejects bad input with a reason per property", () => {
+  // Valid inputs are then checked against the API (provider/credentials.ts): one that answers.
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
+    const config: Record<string, string> = { "proxy:apiUrl": server.url, "proxy:apiKey": server.rootKey };
+    configure({ config: { get: (key: string) => config[key] } } as never);
+  });
+  afterAll(() => server?.close());
+
   it.each([
     ["an uppercase name", { name: "Scraper" }, "name", /a-z/],
     ["a name starting with a digit", { name: "1scraper" }, "name", /starting with a letter/],

@@ -1,9 +1,11 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProxyUser } from "../../provider";
 import { PLAINTEXT_API_KEY_FIX } from "../../provider/credentials";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
-import { createTestStack, exportedStateAsUserSeesIt, type TestStack } from "../support/pulumi";
+import { createTestStack, exportedStateAsUserSeesIt, REPO_ROOT, type TestStack } from "../support/pulumi";
 
 /**
  * Pulumi records the stack config, proxy:apiKey included, as the default provider's inputs in the
@@ -41,6 +43,65 @@ describe("provider credentials", () => {
 
     await stack.removeConfig("proxy:apiKey");
     expect((await stack.preview()).changeSummary).toEqual({ create: 2 });
+  });
+
+  // Issue #32, items 2, 4 and 5: each of these previewed clean ("+ 2 to create") and failed at up.
+  it("fails the preview when the credentials cannot work, naming the setting and the fix, never the key", async () => {
+    const { stack } = harness;
+    const env = stack.workspace.envVars;
+    const refusedKey = `live_${"Z".repeat(40)}`;
+    const previewFailure = async (): Promise<{ message: string; requests: number }> => {
+      server.resetStats();
+      const failure = await stack.preview().then(
+        () => new Error("the preview passed"),
+        (error: Error) => error,
+      );
+      expect(failure.message).not.toContain("the preview passed");
+      expect(failure.message).not.toContain(server.rootKey);
+      expect(failure.message).not.toContain(refusedKey.slice(5, 15));
+      return { message: failure.message, requests: server.stats().requests };
+    };
+
+    env.PROXY_API_KEY = refusedKey;
+    const fromEnvironment = await previewFailure();
+    expect(fromEnvironment.message).toContain(`cannot use the API at ${server.url} (proxy:apiUrl)`);
+    expect(fromEnvironment.message).toContain("401 invalid_api_key");
+    expect(fromEnvironment.message).toContain("The key is PROXY_API_KEY from the environment");
+    expect(fromEnvironment.message).toContain("`pulumi config set --secret proxy:apiKey <key>`");
+    expect(fromEnvironment.requests).toBe(1);
+
+    await stack.setConfig("proxy:apiKey", { value: refusedKey, secret: true });
+    const fromConfig = await previewFailure();
+    expect(fromConfig.message).toContain("The key is the stack's proxy:apiKey; set one the API accepts with");
+    expect(fromConfig.requests).toBe(1);
+    // The README's Troubleshooting has the entry for it, with the same fix.
+    const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    const entry = readme.split("## Troubleshooting")[1]?.split("**`401 invalid_api_key`.**")[1]?.split("\n\n")[0];
+    expect(entry).toContain("`pulumi config set --secret proxy:apiKey <key>`");
+    expect(entry).toContain("`PROXY_API_KEY`");
+
+    await stack.removeConfig("proxy:apiKey");
+    delete env.PROXY_API_KEY;
+    const noKey = await previewFailure();
+    expect(noKey.message).toContain("no API key is configured. Run `pulumi config set --secret proxy:apiKey live_…`");
+    expect(noKey.requests).toBe(0);
+
+    env.PROXY_API_KEY = server.rootKey;
+    const hostAndPort = server.url.replace("http://", "");
+    await stack.setConfig("proxy:apiUrl", { value: hostAndPort });
+    const noScheme = await previewFailure();
+    expect(noScheme.message).toContain(`proxy:apiUrl must be a URL with its scheme`);
+    expect(noScheme.message).toContain(`got "${hostAndPort}". Run \`pulumi config set proxy:apiUrl ${server.url}\``);
+    expect(noScheme.requests).toBe(0);
+
+    await stack.removeConfig("proxy:apiUrl");
+    const noUrl = await previewFailure();
+    expect(noUrl.message).toContain("no API URL is configured. Run `pulumi config set proxy:apiUrl https://…`");
+
+    await stack.setConfig("proxy:apiUrl", { value: server.url });
+    server.resetStats();
+    expect((await stack.preview()).changeSummary).toEqual({ create: 2 });
+    expect(server.stats().requests).toBe(1);
   });
 
   it("refuses a provider setting that is not a whole number at preview, before any request", async () => {

@@ -19,6 +19,7 @@ describe("coalesced reads against the reference server", () => {
     const settings = {
       apiUrl: server.url,
       apiKey: server.rootKey,
+      apiKeyFrom: "config" as const,
       rateLimitReserve: 0,
       retryWindowSeconds: 120,
       requestTimeoutSeconds: 30,
