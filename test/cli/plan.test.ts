@@ -218,6 +218,23 @@ describe("pulumi-proxy plan: changes and access, end to end on the gitops exampl
     expect(formatPlanText(plan)).toContain("No policy violations (proxy-policy).");
   });
 
+  // Issue #32, item 2: with a key the API refuses, plan printed a normal plan ("Cost $0.00") and exited 2.
+  it("prints no plan and exits 1, naming the key and the command that sets another, when the API refuses the key", async () => {
+    const refusedKey = `live_${"P".repeat(40)}`;
+    await fixture.stack.setConfig("proxy:apiKey", { value: refusedKey, secret: true });
+    try {
+      const run = await runCli(planArgs(), env);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toContain("401 invalid_api_key");
+      expect(run.stderr).toContain("The key is the stack's proxy:apiKey");
+      expect(run.stderr).toContain("pulumi config set --secret proxy:apiKey <key>");
+      expect(run.stderr).not.toContain(refusedKey.slice(5, 15));
+    } finally {
+      await fixture.stack.setConfig("proxy:apiKey", { value: fixture.server.rootKey, secret: true });
+    }
+  });
+
   it("exits 1 with a clear message for conflicting formats, a missing stack name or an unknown stack", async () => {
     const both = await runCli(planArgs("--json", "--markdown"), env);
     expect(both.code).toBe(1);
