@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { PermissionDeniedError, type ProxyClient } from "../sdk";
+import { ConnectionError, PermissionDeniedError, type ProxyClient } from "../sdk";
 import { providerSettings } from "./settings";
 import { explain } from "./shared";
 
@@ -69,6 +69,10 @@ export async function credentialsProblem(client: ProxyClient, apiUrl: string): P
     return undefined;
   } catch (error) {
     if (error instanceof PermissionDeniedError) return undefined;
-    return explain("pulumi-proxy", `use the API at ${apiUrl} (proxy:apiUrl)`, error).message;
+    const explained = explain("pulumi-proxy", `use the API at ${apiUrl} (proxy:apiUrl)`, error).message;
+    // The run's first request: nothing listening there is most likely a wrong URL.
+    return error instanceof ConnectionError
+      ? `${explained} If the URL is wrong, set another with \`pulumi config set proxy:apiUrl https://…\`.`
+      : explained;
   }
 }

@@ -154,7 +154,7 @@ export function explain(resource: string, action: string, error: unknown, existi
   }
   if (error instanceof ConnectionError || error instanceof TimeoutError) {
     return say(
-      `the API did not answer (${error.message}). Check that proxy:apiUrl (or PROXY_API_URL) names the service (\`pulumi config set proxy:apiUrl https://…\` sets it) and that it is up; proxy:retryWindowSeconds sets how long each request is tried first.`,
+      `the API did not answer (${error.message}). Check that proxy:apiUrl (or PROXY_API_URL) names the service and that it is up; proxy:retryWindowSeconds sets how long each request is tried first.`,
     );
   }
   if (error instanceof ApiError) return say(error.message);
