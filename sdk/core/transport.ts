@@ -160,12 +160,8 @@ export class Transport {
         const budget = { retries: attempt, startedAt, delayMs, windowMs: window, maxRetries, now: Date.now() };
         if (!mayRetry({ ...budget, deadline: options.deadline })) {
           if (window === windowMs) throw error;
-          throw new ConnectionError(
-            `${error.message}; nothing has answered at ${this.baseUrl} since this client started`,
-            {
-              cause: error,
-            },
-          );
+          const firstContact = `${error.message}; nothing has answered at ${this.baseUrl} since this client started`;
+          throw new ConnectionError(firstContact, { cause: error });
         }
         this.#emit({ type: "retry", method, path, attempt, reason: error.message, delayMs });
         this.stats.retries += 1;
