@@ -5,7 +5,7 @@ import { apiKeyIsPlaintextIn } from "../credentials";
 /**
  * The stack's config file as the engine reads it: `Pulumi.<stack>.yaml` in the project's folder (the
  * folder the engine starts the plugin in), or in its `stackConfigDir`. The stack's name is the first
- * part of the provider's URN. Undefined when there is none to read (an Automation API stack, say).
+ * part of the provider's URN. Undefined when there is none to read there.
  */
 function stackConfigText(providerUrn: string): string | undefined {
   const stack = /^urn:pulumi:([^:]+)::/.exec(providerUrn)?.[1];
