@@ -169,8 +169,18 @@ function linkOnce(existing, linked) {
   if (!fs.existsSync(linked)) fs.linkSync(existing, linked);
 }
 
-/** The one host binary serves the language it is started as (main.go says how). */
-export const LANGUAGE_HOSTS = ["pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-go"];
+/**
+ * The one host binary serves the language it is started as (main.go says how). As YAML's host and
+ * converter, it builds upstream's on the first YAML program (yaml.go), so provisioning pays nothing
+ * for a language most machines never run.
+ */
+export const LANGUAGE_HOSTS = [
+  "pulumi-language-nodejs",
+  "pulumi-language-python",
+  "pulumi-language-go",
+  "pulumi-language-yaml",
+  "pulumi-converter-yaml",
+];
 
 /**
  * Builds this checkout's language host next to a hard link of the shared pulumi binary, under each
