@@ -84,7 +84,7 @@ func buildYaml(dir string) error {
 		return err
 	}
 	defer os.RemoveAll(scratch)
-	fmt.Fprintf(os.Stderr, "%s: building %s@%s with go install (once, about 2 minutes)\n", hostName, yamlModule, yamlVersion)
+	fmt.Fprintf(os.Stderr, "%s: building %s@%s with go install (once; a few minutes)\n", hostName, yamlModule, yamlVersion)
 	args := []string{"install", "-trimpath", "-ldflags", "-s -w -X " + yamlModule + "/pkg/version.Version=" + yamlVersion}
 	for _, name := range []string{yamlHostName, yamlConverterName} {
 		args = append(args, yamlModule+"/cmd/"+name+"@"+yamlVersion)
