@@ -79,6 +79,10 @@ func yamlBinary(name string) (string, error) {
 // buildYaml installs both of upstream's commands into dir through a scratch folder, so that a
 // killed build leaves nothing that looks finished.
 func buildYaml(dir string) error {
+	if _, err := exec.LookPath("go"); err != nil {
+		return fmt.Errorf("Pulumi YAML runs upstream's %s, which this machine builds from %s@%s with Go 1.24 or newer, "+
+			"and no `go` is on PATH: install Go, or use a Pulumi CLI that ships the YAML host", hostName, yamlModule, yamlVersion)
+	}
 	scratch, err := os.MkdirTemp(dir, "build-")
 	if err != nil {
 		return err
