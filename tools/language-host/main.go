@@ -53,6 +53,9 @@ type host struct{ languageHost }
 var hostName = filepath.Base(os.Args[0])
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == buildYamlFlag {
+		buildYamlOnly() // does not return
+	}
 	// The engine passes its own address last; earlier arguments are logging flags we do not use.
 	args := os.Args[1:]
 	engineAddress := ""

@@ -14,8 +14,9 @@ import (
 // `pulumi convert --from yaml` finds on PATH) runs upstream's own host (or converter) from the
 // github.com/pulumi/pulumi-yaml module. That module does not build against the pulumi modules the
 // CLI is built from (their plugin API changed since), so it is built on its own, with the versions
-// its go.mod names, by `go install` — on the first YAML program, not when the CLI is provisioned: most
-// machines never run one. It lands in a folder beside this host, under a lock, and stays.
+// its go.mod names, by `go install`: on the first YAML program, not when the CLI is provisioned, as
+// most machines never run one. It lands in a folder beside this host (yamlBinary), under a lock,
+// and stays.
 //
 // This process stays the parent of upstream's: its engine watch (main.go) stops it within a second
 // of the engine's death, where upstream's own check waits minutes.
@@ -50,13 +51,30 @@ func runYaml(running *children) {
 	os.Exit(0)
 }
 
-// yamlBinary is the path of upstream's `name` command at yamlVersion, built first if missing.
+// buildYamlFlag, as the only argument under any of this binary's names, builds upstream's YAML host
+// and converter when missing, prints the host's path and exits: the test suite runs it once before
+// any test, so that no timed test pays for the build.
+const buildYamlFlag = "--build-yaml"
+
+func buildYamlOnly() {
+	binary, err := yamlBinary(yamlHostName)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", hostName, err)
+		os.Exit(1)
+	}
+	fmt.Println(binary)
+	os.Exit(0)
+}
+
+// yamlBinary is the path of upstream's `name` command at yamlVersion, built first if missing. The
+// folder is pulumi-yaml/<version> beside this binary; provisioning makes pulumi-yaml a link to one
+// folder that every build of this host shares, so a changed host does not build it again.
 func yamlBinary(name string) (string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(filepath.Dir(self), "pulumi-yaml-"+yamlVersion)
+	dir := filepath.Join(filepath.Dir(self), "pulumi-yaml", yamlVersion)
 	binary := filepath.Join(dir, name)
 	if _, err := os.Stat(binary); err == nil {
 		return binary, nil
@@ -79,6 +97,12 @@ func yamlBinary(name string) (string, error) {
 // buildYaml installs both of upstream's commands into dir through a scratch folder, so that a
 // killed build leaves nothing that looks finished.
 func buildYaml(dir string) error {
+	// Holding the lock, any scratch folder left is a killed build's.
+	if leftovers, err := filepath.Glob(filepath.Join(dir, "build-*")); err == nil {
+		for _, leftover := range leftovers {
+			os.RemoveAll(leftover)
+		}
+	}
 	if _, err := exec.LookPath("go"); err != nil {
 		return fmt.Errorf("Pulumi YAML runs upstream's %s, which this machine builds from %s@%s with Go 1.24 or newer, "+
 			"and no `go` is on PATH: install Go, or use a Pulumi CLI that ships the YAML host", hostName, yamlModule, yamlVersion)
