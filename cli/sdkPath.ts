@@ -10,6 +10,7 @@ Prints the path of one of the native provider's SDKs inside this installed packa
   go      the module example.com/pulumi-proxy/sdk/go, for a replace directive in your go.mod:
           go mod edit -replace=example.com/pulumi-proxy/sdk/go="$(npx pulumi-proxy sdk go)" \\
             -require=example.com/pulumi-proxy/sdk/go@v${packageVersion()}
+          pulumi install      # go mod tidy: the go.sum entries and the Pulumi SDK it names
 
 Node programs need no install: they import the SDK from this package as \`pulumi-proxy/native\`.
 Every SDK needs the provider plugin: \`npx pulumi-proxy provider install\`.`;

@@ -22,7 +22,7 @@ declare module "vitest" {
 export default async function setup(project: TestProject): Promise<void> {
   buildIfStale();
   ensureSelfLink();
-  const cli = await provisionPulumi();
+  const cli = await provisionPulumi({ yaml: true });
   process.env.PATH = `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}`;
   project.provide("pulumiBinDir", cli.binDir);
 }

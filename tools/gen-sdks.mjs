@@ -44,12 +44,29 @@ export async function generateSdk({ binDir, language, outDir }) {
         },
       },
     );
+    if (language === "go") requirePinnedGoSdk(path.join(generated, language, "go.mod"));
     fs.rmSync(outDir, { recursive: true, force: true });
     fs.mkdirSync(path.dirname(outDir), { recursive: true });
     fs.renameSync(path.join(generated, language), outDir);
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The Go generator requires github.com/pulumi/pulumi/sdk/v3 v3.30.0, far older than the code it
+ * writes compiles against, and a program's `go mod tidy` keeps that minimum. The module asks for
+ * the pinned version, the one its code was generated and is tested with.
+ * @param {string} goMod
+ */
+function requirePinnedGoSdk(goMod) {
+  const pinned = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")).dependencies[
+    "@pulumi/pulumi"
+  ];
+  const text = fs.readFileSync(goMod, "utf8");
+  const required = /^(require\s+github\.com\/pulumi\/pulumi\/sdk\/v3\s+)v\S+$/m;
+  if (!required.test(text)) throw new Error(`${goMod} no longer requires github.com/pulumi/pulumi/sdk/v3 on one line`);
+  fs.writeFileSync(goMod, text.replace(required, `$1v${pinned}`));
 }
 
 /** What building or running an SDK leaves beside its sources (the generated .gitignore files list them). */

@@ -169,8 +169,18 @@ function linkOnce(existing, linked) {
   if (!fs.existsSync(linked)) fs.linkSync(existing, linked);
 }
 
-/** The one host binary serves the language it is started as (main.go says how). */
-export const LANGUAGE_HOSTS = ["pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-go"];
+/**
+ * The one host binary serves the language it is started as (main.go says how). As YAML's host and
+ * converter, it builds upstream's on the first YAML program (yaml.go), so provisioning pays nothing
+ * for a language most machines never run.
+ */
+export const LANGUAGE_HOSTS = [
+  "pulumi-language-nodejs",
+  "pulumi-language-python",
+  "pulumi-language-go",
+  "pulumi-language-yaml",
+  "pulumi-converter-yaml",
+];
 
 /**
  * Builds this checkout's language host next to a hard link of the shared pulumi binary, under each
@@ -223,7 +233,22 @@ export async function languageHostBin(version, coreBinDir) {
     fs.renameSync(`${harness}.partial`, harness);
   }
   linkOnce(path.join(coreBinDir, "pulumi"), path.join(hostBin, "pulumi"));
+  // Upstream's YAML host, once built (yaml.go), serves every build of this host.
+  const sharedYaml = path.join(versionDir, "pulumi-yaml");
+  fs.mkdirSync(sharedYaml, { recursive: true });
+  if (!fs.existsSync(path.join(hostBin, "pulumi-yaml"))) fs.symlinkSync(sharedYaml, path.join(hostBin, "pulumi-yaml"));
   return hostBin;
+}
+
+/**
+ * Builds upstream's YAML host and converter now, if missing, instead of on the first YAML program:
+ * the test suite does, before any timed test. Only this project's host knows the flag.
+ * @param {string} hostBin
+ */
+export function prepareYamlHost(hostBin) {
+  execFileSync(path.join(hostBin, "pulumi-language-yaml"), ["--build-yaml"], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
 }
 
 /** @returns {Promise<ProvisionedCli>} */

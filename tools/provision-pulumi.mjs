@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { withLock } from "./cache-lock.mjs";
-import { fromGoBuild, goVersionProblem, languageHostBin, MIN_GO, tryOutput } from "./go-build.mjs";
+import { fromGoBuild, goVersionProblem, languageHostBin, MIN_GO, prepareYamlHost, tryOutput } from "./go-build.mjs";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OFFICIAL_HOST = "https://get.pulumi.com";
@@ -130,7 +130,11 @@ async function fromInstaller(version, binDir) {
   return true;
 }
 
-export async function provisionPulumi() {
+/**
+ * @param {{ yaml?: boolean }} [options] yaml: where the project's host serves YAML, build upstream's
+ *   YAML host now rather than on the first YAML program (the tests do; the demo runs none)
+ */
+export async function provisionPulumi({ yaml = false } = {}) {
   const version = pinnedVersion();
   const started = Date.now();
   const onPathDir = fromPath(version);
@@ -139,7 +143,7 @@ export async function provisionPulumi() {
   const versionDir = path.join(cacheRoot(), `pulumi-${version}`);
   const coreBinDir = path.join(versionDir, "bin");
   fs.mkdirSync(coreBinDir, { recursive: true });
-  return withLock(versionDir, async () => {
+  const cli = await withLock(versionDir, async () => {
     /** @type {ProvisionedCli["source"]} */
     let source = "cache";
     if (!cacheIsComplete(coreBinDir, version)) {
@@ -153,6 +157,9 @@ export async function provisionPulumi() {
       say(`pulumi v${version} ready in ${((Date.now() - started) / 1000).toFixed(1)} s (${source})`);
     return { binDir, version, source };
   });
+  // Outside the lock: the YAML host has a lock of its own, and other checkouts need not wait for it.
+  if (yaml && readStamp(coreBinDir)?.source === "go-build") prepareYamlHost(cli.binDir);
+  return cli;
 }
 
 /** @param {string} version @param {string} binDir @returns {Promise<ProvisionedCli["source"]>} */

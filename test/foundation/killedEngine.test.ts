@@ -13,7 +13,8 @@ import { type CliWorkspace, cliWorkspace, processesMarked, pulumi, startPulumi }
  * and outlived it, the provider holding some 200 MB for ever. Now the host health-checks the engine
  * (tools/language-host/main.go) and so does the provider's launcher
  * (tools/language-host/dynamic-provider/), each about once a second, and so does the native plugin
- * (tools/language-host/engine-watch.cjs, shared with the launcher).
+ * (tools/language-host/engine-watch.cjs, shared with the launcher). The YAML host is upstream's,
+ * run under ours (tools/language-host/yaml.go), whose watch stops it too.
  */
 const LEFTOVERS_GONE_WITHIN_MS = 60_000;
 
@@ -84,7 +85,7 @@ describe("`pulumi up` killed with SIGKILL during a create", () => {
     await killAndExpectNothingLeft(up, exited, cli.marker);
   });
 
-  it("leaves no native plugin behind either, while its create waits on the API", async () => {
+  it("leaves no YAML host (ours or upstream's under it) or native plugin behind either, while a create waits on the API", async () => {
     const cli = cliWorkspace();
     workspaces.push(cli);
     // An API that takes the create's connection and never answers: the create is in flight for minutes.
@@ -97,9 +98,16 @@ describe("`pulumi up` killed with SIGKILL during a create", () => {
       const env = { ...cli.env, PROXY_API_URL: `http://127.0.0.1:${port}`, PROXY_API_KEY: "live_killed-engine-test" };
       execFileSync(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "provider", "install"], { env });
       const dir = cli.project("native", {
-        "Pulumi.yaml": "name: native-create\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n",
-        "package.json": JSON.stringify({ name: "native-create", main: "index.js" }),
-        "index.js": 'new (require("pulumi-proxy/native").ProxyUser)("waiting", { name: "waiting" });\n',
+        "Pulumi.yaml": [
+          "name: native-create",
+          "runtime: yaml",
+          "resources:",
+          "  waiting:",
+          "    type: proxy:index:ProxyUser",
+          "    properties:",
+          "      name: waiting",
+          "",
+        ].join("\n"),
       });
       expect((await pulumi(["stack", "init", "dev"], dir, env)).code).toBe(0);
 
@@ -107,10 +115,12 @@ describe("`pulumi up` killed with SIGKILL during a create", () => {
       const exited = new Promise((resolve) => up.on("close", resolve));
       await createSent;
       const running = processesMarked(cli.marker);
-      expect(
-        running.some((p) => p.command.includes("native/main.js")),
-        JSON.stringify(running),
-      ).toBe(true);
+      for (const part of ["native/main.js", "bin/pulumi-language-yaml", "pulumi-yaml/v1.25.0/pulumi-language-yaml"]) {
+        expect(
+          running.some((p) => p.command.includes(part)),
+          `${part} in ${JSON.stringify(running)}`,
+        ).toBe(true);
+      }
       await killAndExpectNothingLeft(up, exited, cli.marker);
     } finally {
       stalled.close();

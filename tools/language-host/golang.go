@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	gocodegen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
@@ -28,6 +30,23 @@ type goHost struct{ languageHost }
 // (`pulumi-proxy provider install` for this package's), which is what the engine then finds.
 func (h *goHost) GetRequiredPackages(context.Context, *pulumirpc.GetRequiredPackagesRequest) (*pulumirpc.GetRequiredPackagesResponse, error) {
 	return &pulumirpc.GetRequiredPackagesResponse{}, nil
+}
+
+// InstallDependencies does what upstream's Go host does for `pulumi install` (and for `pulumi new`
+// or `pulumi convert`): `go mod tidy`, which adds the go.sum entries of every package the program
+// imports, then `go mod download`, in the program's folder.
+func (h *goHost) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, server pulumirpc.LanguageRuntime_InstallDependenciesServer) error {
+	dir := req.GetInfo().GetProgramDirectory()
+	return installDependencies(req, server, dir, func(stdout, stderr io.Writer) error {
+		for _, args := range [][]string{{"mod", "tidy"}, {"mod", "download"}} {
+			goCmd := exec.CommandContext(server.Context(), "go", args...)
+			goCmd.Dir, goCmd.Stdout, goCmd.Stderr = dir, stdout, stderr
+			if err := goCmd.Run(); err != nil {
+				return fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
+			}
+		}
+		return nil
+	})
 }
 
 func (h *goHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {

@@ -13,7 +13,19 @@ import (
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 	"github.com/pulumi/pulumi/sdk/v3/nodejs/npm"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
+
+// Link, for Python and Go programs, has nothing to do when no SDK was generated locally, which is
+// what `pulumi convert` asks for a program whose packages are all plugins (the CLI links even an
+// empty list). Adding a local SDK to a Python or Go program is not implemented.
+func (h *languageHost) Link(_ context.Context, req *pulumirpc.LinkRequest) (*pulumirpc.LinkResponse, error) {
+	if len(req.GetPackages()) == 0 {
+		return &pulumirpc.LinkResponse{}, nil
+	}
+	return nil, status.Errorf(codes.Unimplemented, "%s cannot link locally generated SDKs; install the package's own SDK instead", hostName)
+}
 
 // Link adds locally generated SDKs to a program's package.json (`pulumi package add`, and `pulumi
 // convert` for the packages a PCL program uses) and says how to import them.

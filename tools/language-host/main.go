@@ -1,15 +1,16 @@
-// pulumi-language-nodejs, -python and -go for machines that cannot download the Pulumi CLI.
+// pulumi-language-nodejs, -python, -go and -yaml for machines that cannot download the Pulumi CLI.
 //
 // Upstream's language hosts live in Go modules that the module proxy does not serve, so the
 // provisioning script builds this one instead, against the same pinned pulumi modules, and installs
 // it under each name: the name it is started as is the language it serves (python.go and golang.go
-// hold all of those languages' sides). It serves the LanguageRuntime calls that the CLI makes for a
-// Node.js project: Run (run.go) hands a program to @pulumi/pulumi's own `cmd/run` harness,
-// RunPlugin (plugin.go) starts policy packs and plugins from source the same way, the Generate*
-// calls (codegen.go) use the Node.js code generator of the pkg module the CLI is built from, Link
-// (link.go) adds generated SDKs to a program, and packages.go reports and installs dependencies.
-// Anything else answers Unimplemented, which the engine treats as "not supported". The host exits,
-// with everything it started, once the engine stops answering.
+// hold all of those languages' sides; yaml.go runs upstream's YAML host, which is served, under this
+// one). It serves the LanguageRuntime calls that the CLI makes for a Node.js project: Run (run.go)
+// hands a program to @pulumi/pulumi's own `cmd/run` harness, RunPlugin (plugin.go) starts policy
+// packs and plugins from source the same way, the Generate* calls (codegen.go) use the Node.js code
+// generator of the pkg module the CLI is built from, Link (link.go) adds generated SDKs to a
+// program, and packages.go reports and installs dependencies. Anything else answers Unimplemented,
+// which the engine treats as "not supported". The host exits, with everything it started, once the
+// engine stops answering.
 package main
 
 import (
@@ -52,6 +53,9 @@ type host struct{ languageHost }
 var hostName = filepath.Base(os.Args[0])
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == buildYamlFlag {
+		buildYamlOnly() // does not return
+	}
 	// The engine passes its own address last; earlier arguments are logging flags we do not use.
 	args := os.Args[1:]
 	engineAddress := ""
@@ -73,6 +77,9 @@ func main() {
 			<-engineGone.Done()
 			running.killAllAndExit()
 		}()
+	}
+	if servesYaml() {
+		runYaml(running) // does not return
 	}
 	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
 		Init: func(srv *grpc.Server) error {

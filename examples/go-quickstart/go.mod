@@ -1,0 +1,3 @@
+module example.com/go-quickstart
+
+go 1.25
