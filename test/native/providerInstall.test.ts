@@ -24,6 +24,12 @@ describe("pulumi-proxy provider install", () => {
     expect(installed.stdout).toContain(launcher);
     expect(fs.statSync(launcher).mode & 0o111).toBe(0o111);
     expect(fs.existsSync(`${path.dirname(launcher)}.partial`)).toBe(false);
+    // The plugin is copied whole: nothing the launcher runs lies in the folder the install ran from.
+    expect(fs.readdirSync(path.dirname(launcher)).sort()).toEqual([
+      "pulumi-resource-proxy",
+      "pulumi-resource-proxy.cjs",
+    ]);
+    expect(fs.readFileSync(launcher, "utf8")).not.toContain(REPO_ROOT);
 
     const listed = await exec(path.join(inject("pulumiBinDir"), "pulumi"), ["plugin", "ls", "--json"], { env });
     expect(JSON.parse(listed.stdout)).toContainEqual(
