@@ -34,7 +34,8 @@ function launcher(): string {
   return [
     "#!/bin/sh",
     "# Written by `pulumi-proxy provider install`: runs the bundled plugin beside it.",
-    `script="$(dirname "$0")/${BUNDLE}"`,
+    // The shell's own expansion, not `dirname`: the engine may start plugins with a bare PATH.
+    `script="\${0%/*}/${BUNDLE}"`,
     'if command -v node >/dev/null 2>&1; then exec node "$script" "$@"; fi',
     `exec ${quoted(process.execPath)} "$script" "$@"`,
     "",
