@@ -108,6 +108,8 @@ function buildNodeAndGoSdks(tsc, forPack) {
  * esbuild is a development dependency, loaded only here: the packed package ships this file too.
  */
 async function bundleInstalledPlugin() {
+  // A copy of this script in a project without the plugin (the build's own test) has nothing to bundle.
+  if (!fs.existsSync(path.join(repoRoot, "provider", "native", "standalone.ts"))) return;
   const { bundlePlugin } = await import("./release/bundle.mjs");
   const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
   const outfile = path.join(repoRoot, "dist", "plugin", "pulumi-resource-proxy.cjs");

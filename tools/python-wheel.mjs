@@ -41,8 +41,8 @@ export function buildPythonWheel({ required }) {
   try {
     pipWheel(SOURCE, WHEEL_DIR);
   } catch (error) {
-    if (required) throw error;
-    const why = /** @type {Error} */ (error).message.replace(/^cannot build the Python SDK's wheel: /, "");
+    const why = /** @type {Error} */ (error).message;
+    if (required) throw new Error(`cannot build the Python SDK's wheel: ${why}`);
     process.stderr.write(`[build] the Python SDK's wheel is not built (${why}); Node programs are unaffected\n`);
   }
 }
@@ -61,12 +61,13 @@ export function pipWheel(source, wheelDir) {
       stdio: ["ignore", "ignore", "pipe"],
     });
   } catch (error) {
-    const why = `${python} -m pip wheel failed: ${String(/** @type {{ stderr?: Buffer }} */ (error).stderr ?? error).trim()}`;
-    throw new Error(`cannot build the Python SDK's wheel: ${why}`);
+    throw new Error(
+      `${python} -m pip wheel failed: ${String(/** @type {{ stderr?: Buffer }} */ (error).stderr ?? error).trim()}`,
+    );
   } finally {
     fs.rmSync(copy, { recursive: true, force: true });
   }
   const wheel = fs.readdirSync(wheelDir).find((file) => file.endsWith(".whl"));
-  if (!wheel) throw new Error(`cannot build the Python SDK's wheel: pip wrote none into ${wheelDir}`);
+  if (!wheel) throw new Error(`${python} -m pip wheel wrote no wheel into ${wheelDir}`);
   return path.join(wheelDir, wheel);
 }

@@ -12,6 +12,7 @@
  * anything ever uses them. Nothing else in what the plugin loads reads a file at run time: the
  * protobuf stubs are generated JavaScript and the SDK's version is a constant.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -40,6 +41,22 @@ module.exports = new Proxy({}, {
 };
 
 /**
+ * The package's own exports the plugin requires (`pulumi-proxy/engine-watch`), resolved through its
+ * manifest: the self-link in node_modules is not there yet when `npm ci` builds a fresh clone.
+ * @type {esbuild.Plugin}
+ */
+const ownExports = {
+  name: "own-exports",
+  setup(build) {
+    const { exports } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
+    build.onResolve({ filter: /^pulumi-proxy\/[^/]+$/ }, (args) => {
+      const target = exports[`./${args.path.slice("pulumi-proxy/".length)}`];
+      return typeof target === "string" ? { path: path.join(repoRoot, target) } : undefined;
+    });
+  },
+};
+
+/**
  * Bundles the plugin into `outfile`, with the release's facts baked in (provider/native/release.ts).
  * @param {{ outfile: string, release: { version: string, pluginDownloadURL?: string } }} options
  */
@@ -56,12 +73,13 @@ export async function bundlePlugin({ outfile, release }) {
     minifyWhitespace: true,
     minifySyntax: true,
     legalComments: "none",
-    plugins: [leaveOut],
+    plugins: [leaveOut, ownExports],
     define: { PULUMI_PROXY_RELEASE: JSON.stringify(release) },
-    // The package's own exports (pulumi-proxy/engine-watch) resolve through the repository.
-    nodePaths: [path.join(repoRoot, "node_modules")],
     logLevel: "silent",
   });
-  const problems = result.warnings.filter((warning) => !/require-resolve-not-external/.test(warning.id ?? ""));
-  return { outfile, warnings: problems.map((warning) => warning.text) };
+  // A warning (a require esbuild cannot follow, say) is a module the plugin would miss at run time.
+  if (result.warnings.length > 0) {
+    throw new Error(`bundling the plugin: ${result.warnings.map((warning) => warning.text).join("; ")}`);
+  }
+  return outfile;
 }
