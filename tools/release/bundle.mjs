@@ -12,7 +12,6 @@
  * anything ever uses them. Nothing else in what the plugin loads reads a file at run time: the
  * protobuf stubs are generated JavaScript and the SDK's version is a constant.
  */
-import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -41,22 +40,6 @@ module.exports = new Proxy({}, {
 };
 
 /**
- * The package's own exports the plugin requires (`pulumi-proxy/engine-watch`), resolved through its
- * manifest: the self-link in node_modules is not there yet when `npm ci` builds a fresh clone.
- * @type {esbuild.Plugin}
- */
-const ownExports = {
-  name: "own-exports",
-  setup(build) {
-    const { exports } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
-    build.onResolve({ filter: /^pulumi-proxy\/[^/]+$/ }, (args) => {
-      const target = exports[`./${args.path.slice("pulumi-proxy/".length)}`];
-      return typeof target === "string" ? { path: path.join(repoRoot, target) } : undefined;
-    });
-  },
-};
-
-/**
  * Bundles the plugin into `outfile`, with the release's facts baked in (provider/native/release.ts).
  * @param {{ outfile: string, release: { version: string, pluginDownloadURL?: string } }} options
  */
@@ -73,7 +56,7 @@ export async function bundlePlugin({ outfile, release }) {
     minifyWhitespace: true,
     minifySyntax: true,
     legalComments: "none",
-    plugins: [leaveOut, ownExports],
+    plugins: [leaveOut],
     define: { PULUMI_PROXY_RELEASE: JSON.stringify(release) },
     logLevel: "silent",
   });
