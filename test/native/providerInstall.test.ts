@@ -1,4 +1,4 @@
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -7,6 +7,7 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { pluginCacheDir } from "../../cli/providerInstall";
 import { outsideFolder } from "../support/outside";
 import { REPO_ROOT } from "../support/pulumi";
+import { portPrintedWithBarePath } from "./plugin";
 
 const exec = promisify(execFile);
 const version = require("../../package.json").version as string;
@@ -37,12 +38,7 @@ describe("pulumi-proxy provider install", () => {
     );
 
     // Started as the engine starts a plugin, with no `node` on PATH: it falls back to the node that installed it.
-    const plugin = spawn(launcher, [], { env: { PATH: "" }, stdio: ["ignore", "pipe", "pipe"] });
-    const port = await new Promise<string>((resolve, reject) => {
-      plugin.stdout.on("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
-      plugin.on("exit", (code) => reject(new Error(`the plugin exited with ${code}`)));
-    });
-    plugin.kill();
+    const port = await portPrintedWithBarePath(launcher);
     expect(port).toMatch(/^\d+$/);
   });
 

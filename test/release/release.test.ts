@@ -1,10 +1,11 @@
-import { execFile, spawn, spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
+import { portPrintedWithBarePath } from "../native/plugin";
 import { outsideFolder } from "../support/outside";
 import { buildAndServeRelease, type ServedRelease } from "./releaseFolder";
 
@@ -127,12 +128,7 @@ describe("the release folder (npm run release)", () => {
     );
 
     const executable = path.join(home, "plugins", `resource-proxy-v${release.version}`, "pulumi-resource-proxy");
-    const plugin = spawn(executable, [], { env: { PATH: "" }, stdio: ["ignore", "pipe", "pipe"] });
-    const port = await new Promise<string>((resolve, reject) => {
-      plugin.stdout.on("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
-      plugin.on("exit", (code) => reject(new Error(`the plugin exited with ${code}`)));
-    });
-    plugin.kill();
+    const port = await portPrintedWithBarePath(executable);
     expect(port).toMatch(/^\d+$/);
   });
 
