@@ -88,6 +88,8 @@ export async function release({ pluginDownloadURL, outDir }) {
         cwd: repoRoot,
       }),
     );
+    // Awaited below; marked handled now, so that a failure elsewhere first is the one reported.
+    compiled.catch(() => {});
     const script = path.join(stage, "pulumi-resource-proxy.cjs");
     const releaseInfo = { version, ...(pluginDownloadURL ? { pluginDownloadURL } : {}) };
     await timed("bundled the plugin", () => bundlePlugin({ outfile: script, release: releaseInfo }));
@@ -100,6 +102,7 @@ export async function release({ pluginDownloadURL, outDir }) {
       const tarball = path.join(out, `pulumi-resource-proxy-v${version}-${os}-${arch}.tar.gz`);
       await timed("plugin tarball", () => tarPlugin({ executable, tarball }));
     })();
+    plugin.catch(() => {});
 
     const { binDir } = await cli;
     const sdkDir = (/** @type {string} */ language) => path.join(stage, "sdk", language, "src");
@@ -117,29 +120,12 @@ export async function release({ pluginDownloadURL, outDir }) {
         pulumiVersion: manifest.dependencies["@pulumi/pulumi"],
       }),
     );
+    go.catch(() => {});
     const wheel = buildWheel({ sdkDir: sdkDir("python"), outDir: out });
     await compiled;
-    fs.mkdirSync(path.join(dist, "plugin"));
-    fs.copyFileSync(script, path.join(dist, "plugin", path.basename(script)));
-    const nodeSdk = path.join(dist, "native-sdk", "nodejs");
-    await exec(process.execPath, [
-      tsc,
-      "-p",
-      sdkDir("nodejs"),
-      "--outDir",
-      nodeSdk,
-      "--sourceMap",
-      "false",
-      "--declarationMap",
-      "false",
-    ]);
-    fs.copyFileSync(path.join(sdkDir("nodejs"), "package.json"), path.join(nodeSdk, "package.json"));
-    // The package carries the wheel and the Go module too: `pulumi-proxy sdk python|go` names them.
-    fs.mkdirSync(path.join(dist, "native-sdk", "python"));
-    fs.copyFileSync(wheel, path.join(dist, "native-sdk", "python", path.basename(wheel)));
     const { moduleDir } = await go;
-    fs.cpSync(moduleDir, path.join(dist, "native-sdk", "go"), { recursive: true });
-    await timed("npm package", () => packNpm({ repoRoot, packageDir: path.dirname(dist), outDir: out }));
+    const contents = { pluginScript: script, nodeSdk: sdkDir("nodejs"), wheel, goModule: moduleDir };
+    await timed("npm package", () => packNpm({ repoRoot, packageDir: path.dirname(dist), contents, outDir: out }));
     await plugin;
     writeChecksums(out);
     return out;
@@ -152,6 +138,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const { values } = parseArgs({
     options: { "plugin-download-url": { type: "string" }, out: { type: "string" } },
   });
+  if (!values["plugin-download-url"]) {
+    say(
+      "no --plugin-download-url: the SDKs name none, so users install the plugin with `pulumi plugin install --file`",
+    );
+  }
   const started = Date.now();
   const out = await release({ pluginDownloadURL: values["plugin-download-url"], outDir: values.out });
   for (const file of fs.readdirSync(out).sort()) {

@@ -13,12 +13,27 @@ import { pipWheel } from "../python-wheel.mjs";
 const exec = promisify(execFile);
 
 /**
- * The npm tarball, packed from `packageDir`, which holds the compiled package under dist/ (its Node
- * SDK compiled from the regenerated sources), and the repository's manifest and shipped files.
+ * The npm tarball, packed from `packageDir`, whose dist/ holds the compiled package; added here: the
+ * plugin bundle `provider install` copies, the regenerated Node SDK compiled, the wheel and the Go
+ * module (`pulumi-proxy sdk python|go` names them), and the repository's manifest and shipped files.
  * Scripts are off: dist/ is already the release build, and `prepack` would rebuild it from the
- * committed SDK. @param {{ repoRoot: string, packageDir: string, outDir: string }} options
+ * committed SDK.
+ * @param {{ repoRoot: string, packageDir: string, outDir: string,
+ *   contents: { pluginScript: string, nodeSdk: string, wheel: string, goModule: string } }} options
  */
-export async function packNpm({ repoRoot, packageDir, outDir }) {
+export async function packNpm({ repoRoot, packageDir, outDir, contents }) {
+  const dist = path.join(packageDir, "dist");
+  fs.mkdirSync(path.join(dist, "plugin"));
+  fs.copyFileSync(contents.pluginScript, path.join(dist, "plugin", path.basename(contents.pluginScript)));
+  const tsc = path.join(repoRoot, "node_modules", "typescript", "bin", "tsc");
+  const nodeSdk = path.join(dist, "native-sdk", "nodejs");
+  const noMaps = ["--sourceMap", "false", "--declarationMap", "false"];
+  await exec(process.execPath, [tsc, "-p", contents.nodeSdk, "--outDir", nodeSdk, ...noMaps]);
+  fs.copyFileSync(path.join(contents.nodeSdk, "package.json"), path.join(nodeSdk, "package.json"));
+  fs.mkdirSync(path.join(dist, "native-sdk", "python"));
+  fs.copyFileSync(contents.wheel, path.join(dist, "native-sdk", "python", path.basename(contents.wheel)));
+  fs.cpSync(contents.goModule, path.join(dist, "native-sdk", "go"), { recursive: true });
+
   const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
   for (const file of ["package.json", "README.md", "LICENSE", "CHANGELOG.md"]) {
     fs.copyFileSync(path.join(repoRoot, file), path.join(packageDir, file));
