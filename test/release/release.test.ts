@@ -17,11 +17,13 @@ const PINNED_PULUMI = require("../../package.json").dependencies["@pulumi/pulumi
  * installs its SDK from the release, `tools` are the commands it needs on PATH (besides the Pulumi
  * CLI and its language hosts), and the program reads the config `dailyGb` (default 5) for the user
  * `nodefree-<language>` it declares, so that a config change is a change to preview. Go and YAML
- * are further cases of the same shape.
+ * are further cases of the same shape (the Go module is `release.file(".zip")`).
  */
 interface LanguageCase {
   language: string;
   tools: string[];
+  /** More of the program's environment (Go's GOMODCACHE, GOFLAGS: HOME is the case's own folder). */
+  env?: Record<string, string>;
   prepare(app: string, release: ServedRelease): Promise<void>;
 }
 
@@ -153,6 +155,7 @@ describe("the release folder (npm run release)", () => {
           PULUMI_BACKEND_URL: `file://${path.join(root, "backend")}`,
           PULUMI_CONFIG_PASSPHRASE: "nodefree",
           PULUMI_SKIP_UPDATE_CHECK: "true",
+          ...language.env,
         };
         await pulumi(["stack", "init", "dev"]);
         await pulumi(["config", "set", "proxy:apiUrl", server.url]);
