@@ -4,6 +4,7 @@ import { benchChaosDestroy, chaosTable } from "./crash/chaosDestroy";
 import { benchGateway } from "./gateway";
 import { pulumiBinDir, STACKS_DIR } from "./harness";
 import { type Installed, installForBench } from "./install";
+import { benchPluginStart } from "./pluginStart";
 import type { StackShape } from "./programs";
 import { footprintTable, loadAverage, machine, stackTable } from "./report";
 import { benchSdk, type SdkFigures, sdkTable } from "./sdk";
@@ -78,6 +79,8 @@ function stackCase(id: string, shape: StackShape, parallel: Parallel, options: S
 const CASES: BenchCase[] = [
   { id: "server", run: () => benchServer() },
   { id: "gateway", run: () => benchGateway() },
+  // Issue 34's goal: the self-contained plugin starts within 1.2 × the package's entry.
+  { id: "plugin:start", run: () => benchPluginStart() },
   {
     id: "sdk",
     async run(results) {

@@ -7,9 +7,11 @@ import { accountHome } from "./pulumiCli";
 const USAGE = `usage: pulumi-proxy provider install [--plugins-dir <dir>]
 
 Puts the native \`proxy\` resource provider plugin where the Pulumi engine looks for it: the plugin
-cache, $PULUMI_HOME/plugins (default ~/.pulumi/plugins), as resource-proxy-v<version>/. The plugin
-runs this installed package's code, so nothing is downloaded and PATH is left alone. Run it again
-after upgrading pulumi-proxy.
+cache, $PULUMI_HOME/plugins (default ~/.pulumi/plugins), as resource-proxy-v<version>/. The plugin is
+copied there whole (one bundled script and its launcher), so it keeps working when this project or
+its node_modules is moved or deleted. Nothing is downloaded and PATH is left alone. Run it again
+after upgrading pulumi-proxy. Without Node.js, install the release's plugin tarball instead:
+pulumi plugin install resource proxy <version> --file pulumi-resource-proxy-v<version>-<os>-<arch>.tar.gz
 
   --plugins-dir <dir>  another plugin cache (default: $PULUMI_HOME/plugins or ~/.pulumi/plugins)
   --help               this text`;
@@ -19,17 +21,23 @@ export function pluginCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env.PULUMI_HOME || path.join(accountHome(), ".pulumi"), "plugins");
 }
 
+/** The plugin as one script with everything it requires (tools/release/bundle.mjs), built with the package. */
+const BUNDLE = "pulumi-resource-proxy.cjs";
+
 /**
- * The executable the engine starts (`pulumi-resource-proxy`): it runs this package's plugin entry with
- * the `node` on the engine's PATH (the one that runs the program), else the one that ran the install.
+ * The executable the engine starts (`pulumi-resource-proxy`): it runs the bundled script beside it
+ * with the `node` on the engine's PATH (the one that runs the program), else the one that ran the
+ * install. Nothing it names lies in a project folder.
  */
-function launcher(entry: string): string {
+function launcher(): string {
   const quoted = (text: string) => `'${text.replaceAll("'", `'"'"'`)}'`;
   return [
     "#!/bin/sh",
-    "# Written by `pulumi-proxy provider install`: runs the installed package's native provider.",
-    `if command -v node >/dev/null 2>&1; then exec node ${quoted(entry)} "$@"; fi`,
-    `exec ${quoted(process.execPath)} ${quoted(entry)} "$@"`,
+    "# Written by `pulumi-proxy provider install`: runs the bundled plugin beside it.",
+    // The shell's own expansion, not `dirname`: the engine may start plugins with a bare PATH.
+    `script="\${0%/*}/${BUNDLE}"`,
+    'if command -v node >/dev/null 2>&1; then exec node "$script" "$@"; fi',
+    `exec ${quoted(process.execPath)} "$script" "$@"`,
     "",
   ].join("\n");
 }
@@ -37,16 +45,18 @@ function launcher(entry: string): string {
 export function installProvider(pluginsDir: string): string {
   const version = packageVersion();
   const dir = path.join(pluginsDir, `resource-proxy-v${version}`);
-  const entry = path.resolve(__dirname, "..", "provider", "native", "main.js");
-  if (!fs.existsSync(entry)) {
-    throw new Error(`${entry} is missing: this copy of pulumi-proxy is not built. Run \`npm run build\` first.`);
+  const bundle = path.resolve(__dirname, "..", "plugin", BUNDLE);
+  if (!fs.existsSync(bundle)) {
+    throw new Error(`${bundle} is missing: this copy of pulumi-proxy is not built. Run \`npm run build\` first.`);
   }
   fs.mkdirSync(pluginsDir, { recursive: true });
   // The engine skips a folder whose `.partial` marker exists: it marks an install still under way.
   fs.writeFileSync(`${dir}.partial`, "");
+  fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
+  fs.copyFileSync(bundle, path.join(dir, BUNDLE));
   const executable = path.join(dir, "pulumi-resource-proxy");
-  fs.writeFileSync(executable, launcher(entry), { mode: 0o755 });
+  fs.writeFileSync(executable, launcher(), { mode: 0o755 });
   fs.chmodSync(executable, 0o755);
   fs.rmSync(`${dir}.partial`, { force: true });
   return executable;

@@ -20,7 +20,7 @@ declare module "vitest" {
  * tests.
  */
 export default async function setup(project: TestProject): Promise<void> {
-  buildIfStale();
+  await buildIfStale();
   ensureSelfLink();
   const cli = await provisionPulumi({ yaml: true });
   process.env.PATH = `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}`;

@@ -66,7 +66,7 @@ export function distIsFresh() {
  * during the build counts as newer.
  * @param {{ forPack?: boolean }} [options]
  */
-export function build({ forPack = false } = {}) {
+export async function build({ forPack = false } = {}) {
   const stampTime = new Date();
   if (forPack) fs.rmSync(path.join(repoRoot, "dist"), { recursive: true, force: true });
   const tsc = path.join(repoRoot, "node_modules", "typescript", "bin", "tsc");
@@ -74,6 +74,7 @@ export function build({ forPack = false } = {}) {
   execFileSync(process.execPath, args, { cwd: repoRoot, stdio: "inherit" });
   buildNodeAndGoSdks(tsc, forPack);
   buildPythonWheel({ required: forPack });
+  await bundleInstalledPlugin();
   fs.writeFileSync(STAMP, "");
   fs.utimesSync(STAMP, stampTime, stampTime);
 }
@@ -101,8 +102,22 @@ function buildNodeAndGoSdks(tsc, forPack) {
   if (fs.existsSync(goSource)) fs.cpSync(goSource, goTarget, { recursive: true });
 }
 
+/**
+ * The plugin as one script, dist/plugin/pulumi-resource-proxy.cjs, which `pulumi-proxy provider
+ * install` copies into the plugin cache: it needs nothing from the folder it was installed from.
+ * esbuild is a development dependency, loaded only here: the packed package ships this file too.
+ */
+async function bundleInstalledPlugin() {
+  // A copy of this script in a project without the plugin (the build's own test) has nothing to bundle.
+  if (!fs.existsSync(path.join(repoRoot, "provider", "native", "standalone.ts"))) return;
+  const { bundlePlugin } = await import("./release/bundle.mjs");
+  const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
+  const outfile = path.join(repoRoot, "dist", "plugin", "pulumi-resource-proxy.cjs");
+  await bundlePlugin({ outfile, release: { version } });
+}
+
 /** @param {{ verbose?: boolean }} [options] */
-export function buildIfStale({ verbose = false } = {}) {
+export async function buildIfStale({ verbose = false } = {}) {
   // The packed package ships this script (its `prepare` names it) but no sources: dist/ is the build.
   if (!fs.existsSync(path.join(repoRoot, "tsconfig.build.json"))) return false;
   if (distIsFresh()) {
@@ -112,12 +127,12 @@ export function buildIfStale({ verbose = false } = {}) {
   const started = Date.now();
   const why = fs.existsSync(STAMP) ? "sources changed since the last build" : "no build yet";
   process.stderr.write(`[build] compiling TypeScript into dist/ (${why})\n`);
-  build();
+  await build();
   process.stderr.write(`[build] done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return true;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  if (process.argv.includes("--pack")) build({ forPack: true });
-  else buildIfStale({ verbose: process.argv.includes("--verbose") });
+  if (process.argv.includes("--pack")) await build({ forPack: true });
+  else await buildIfStale({ verbose: process.argv.includes("--verbose") });
 }

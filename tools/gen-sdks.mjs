@@ -20,11 +20,16 @@ export const SDK_LANGUAGES = ["nodejs", "python", "go"];
 
 /**
  * Writes the SDK for `language` into `outDir` (emptied first), with the CLI and language hosts of
- * `binDir`, in a throwaway Pulumi home so that no plugin cache or credential takes part.
- * @param {{ binDir: string, language: string, outDir: string }} options
+ * `binDir`, in a throwaway Pulumi home so that no plugin cache or credential takes part. The schema
+ * is the one `plugin` (a script node runs; the built plugin unless a release passes its bundle) serves.
+ * @param {{ binDir: string, language: string, outDir: string, plugin?: string }} options
  */
-export async function generateSdk({ binDir, language, outDir }) {
-  const plugin = path.join(repoRoot, "dist", "provider", "native", "main.js");
+export async function generateSdk({
+  binDir,
+  language,
+  outDir,
+  plugin = path.join(repoRoot, "dist", "provider", "native", "main.js"),
+}) {
   if (!fs.existsSync(plugin)) throw new Error(`${plugin} is missing: run \`npm run build\` first`);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-gen-sdk-"));
   try {

@@ -38,19 +38,36 @@ export function buildPythonWheel({ required }) {
   if (!fs.existsSync(SOURCE)) return;
   const wheel = builtWheel();
   if (wheel && fs.statSync(wheel).mtimeMs >= newestFile(SOURCE)) return;
+  try {
+    pipWheel(SOURCE, WHEEL_DIR);
+  } catch (error) {
+    const why = /** @type {Error} */ (error).message;
+    if (required) throw new Error(`cannot build the Python SDK's wheel: ${why}`);
+    process.stderr.write(`[build] the Python SDK's wheel is not built (${why}); Node programs are unaffected\n`);
+  }
+}
+
+/**
+ * The wheel of the SDK in `source`, written into `wheelDir` (emptied first); the release builds one
+ * from the SDK it regenerates. @param {string} source @param {string} wheelDir @returns {string} its path
+ */
+export function pipWheel(source, wheelDir) {
   const python = process.env.PULUMI_PYTHON_CMD || "python3";
   const copy = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-wheel-"));
   try {
-    fs.cpSync(SOURCE, copy, { recursive: true });
-    fs.rmSync(WHEEL_DIR, { recursive: true, force: true });
-    execFileSync(python, ["-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", WHEEL_DIR, copy], {
+    fs.cpSync(source, copy, { recursive: true });
+    fs.rmSync(wheelDir, { recursive: true, force: true });
+    execFileSync(python, ["-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", wheelDir, copy], {
       stdio: ["ignore", "ignore", "pipe"],
     });
   } catch (error) {
-    const why = `${python} -m pip wheel failed: ${String(/** @type {{ stderr?: Buffer }} */ (error).stderr ?? error).trim()}`;
-    if (required) throw new Error(`cannot build the Python SDK's wheel: ${why}`);
-    process.stderr.write(`[build] the Python SDK's wheel is not built (${why}); Node programs are unaffected\n`);
+    throw new Error(
+      `${python} -m pip wheel failed: ${String(/** @type {{ stderr?: Buffer }} */ (error).stderr ?? error).trim()}`,
+    );
   } finally {
     fs.rmSync(copy, { recursive: true, force: true });
   }
+  const wheel = fs.readdirSync(wheelDir).find((file) => file.endsWith(".whl"));
+  if (!wheel) throw new Error(`${python} -m pip wheel wrote no wheel into ${wheelDir}`);
+  return path.join(wheelDir, wheel);
 }

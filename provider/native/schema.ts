@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CONFIG, KINDS, type NativeKind, PACKAGE, replaceOnChanges } from "./kinds";
+import { release } from "./release";
 
 /**
  * The package schema `GetSchema` answers, derived on each call from the declarations (the zod fields
@@ -119,6 +120,9 @@ export async function packageSchema(version: string): Promise<Record<string, unk
     displayName: "Proxy service",
     description: "Proxy users, API keys and ISP or dedicated IPs of the proxy service's management API.",
     version,
+    // Where the engine fetches the plugin when a program needs it and the cache lacks it; each SDK
+    // passes it on (Python's pulumi-plugin.json, Node's package.json, Go's resource options).
+    ...(release?.pluginDownloadURL ? { pluginDownloadURL: release.pluginDownloadURL } : {}),
     config: { variables: config },
     provider: { inputProperties: config },
     resources,

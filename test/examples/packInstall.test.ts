@@ -1,6 +1,8 @@
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { promisify } from "node:util";
+import * as native from "pulumi-proxy/native";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
@@ -8,6 +10,7 @@ import { copyExample, gitRepositoryOfWorkingTree, npm, outsideFolder } from "../
 import { createTestStack, type TestStack } from "../support/pulumi";
 import { packedTarball } from "../support/tarball";
 
+const exec = promisify(execFile);
 type Output = { value: unknown; secret: boolean };
 const value = <T>(outputs: Record<string, Output>, key: string) => outputs[key]?.value as T;
 
@@ -92,6 +95,30 @@ describe("installed from a tarball, outside the repository", () => {
     const held = server.control.snapshot();
     expect(held).toMatchObject({ proxyUsers: [], ips: [] });
     expect(held.keys.map((key) => (key as { name: string }).name)).toEqual(["root"]);
+  });
+
+  it("`provider install` from the project leaves a plugin that outlives the project", async () => {
+    // Another stack on the machine, whose program is not in the project, on the native provider.
+    const other = await createTestStack({
+      program: async () => {
+        const user = new native.ProxyUser("survivor", { name: "survivor" });
+        return { userId: user.proxyUserId };
+      },
+      config: { "proxy:apiUrl": { value: server.url }, "proxy:apiKey": { value: server.rootKey, secret: true } },
+      envVars: { PULUMI_IGNORE_AMBIENT_PLUGINS: "true" },
+    });
+    const env = { ...process.env, PULUMI_HOME: other.envVars.PULUMI_HOME };
+    await exec("npx", ["pulumi-proxy", "provider", "install"], { cwd: app, env });
+    fs.rmSync(app, { recursive: true, force: true });
+    try {
+      const up = await other.stack.up();
+      expect(up.summary.resourceChanges).toEqual({ create: 2 });
+      const api = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
+      expect(await api.proxyUsers.get(up.outputs.userId?.value as string)).toMatchObject({ name: "survivor" });
+      await other.stack.destroy();
+    } finally {
+      await other.cleanup();
+    }
   });
 });
 

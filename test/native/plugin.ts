@@ -42,3 +42,19 @@ export function call<Req, Res>(
     method(request, (error, response) => (error ? reject(error) : resolve(response)));
   });
 }
+
+/**
+ * What an installed plugin executable prints when started as the engine starts it, here with an
+ * empty PATH (so neither `node` nor any other command can be found): its port. It is stopped then.
+ */
+export async function portPrintedWithBarePath(executable: string): Promise<string> {
+  const plugin = spawn(executable, [], { env: { PATH: "" }, stdio: ["ignore", "pipe", "pipe"] });
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      plugin.stdout.on("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
+      plugin.on("exit", (code) => reject(new Error(`the plugin exited with ${code}`)));
+    });
+  } finally {
+    plugin.kill();
+  }
+}

@@ -1,4 +1,4 @@
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -7,6 +7,7 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { pluginCacheDir } from "../../cli/providerInstall";
 import { outsideFolder } from "../support/outside";
 import { REPO_ROOT } from "../support/pulumi";
+import { portPrintedWithBarePath } from "./plugin";
 
 const exec = promisify(execFile);
 const version = require("../../package.json").version as string;
@@ -24,6 +25,12 @@ describe("pulumi-proxy provider install", () => {
     expect(installed.stdout).toContain(launcher);
     expect(fs.statSync(launcher).mode & 0o111).toBe(0o111);
     expect(fs.existsSync(`${path.dirname(launcher)}.partial`)).toBe(false);
+    // The plugin is copied whole: nothing the launcher runs lies in the folder the install ran from.
+    expect(fs.readdirSync(path.dirname(launcher)).sort()).toEqual([
+      "pulumi-resource-proxy",
+      "pulumi-resource-proxy.cjs",
+    ]);
+    expect(fs.readFileSync(launcher, "utf8")).not.toContain(REPO_ROOT);
 
     const listed = await exec(path.join(inject("pulumiBinDir"), "pulumi"), ["plugin", "ls", "--json"], { env });
     expect(JSON.parse(listed.stdout)).toContainEqual(
@@ -31,12 +38,7 @@ describe("pulumi-proxy provider install", () => {
     );
 
     // Started as the engine starts a plugin, with no `node` on PATH: it falls back to the node that installed it.
-    const plugin = spawn(launcher, [], { env: { PATH: "" }, stdio: ["ignore", "pipe", "pipe"] });
-    const port = await new Promise<string>((resolve, reject) => {
-      plugin.stdout.on("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
-      plugin.on("exit", (code) => reject(new Error(`the plugin exited with ${code}`)));
-    });
-    plugin.kill();
+    const port = await portPrintedWithBarePath(launcher);
     expect(port).toMatch(/^\d+$/);
   });
 
