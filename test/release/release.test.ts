@@ -16,8 +16,7 @@ const PINNED_PULUMI = require("../../package.json").dependencies["@pulumi/pulumi
  * A program in one language as a user with no Node.js runs it: `prepare` writes it into `app` and
  * installs its SDK from the release, `tools` are the commands it needs on PATH (besides the Pulumi
  * CLI and its language hosts), and the program reads the config `dailyGb` (default 5) for the user
- * `nodefree-<language>` it declares, so that a config change is a change to preview. Go and YAML
- * are further cases of the same shape (the Go module is `release.file(".zip")`).
+ * `nodefree-<language>` it declares, so that a config change is a change to preview.
  */
 interface LanguageCase {
   language: string;
@@ -58,7 +57,95 @@ const PYTHON: LanguageCase = {
   },
 };
 
-const LANGUAGES: LanguageCase[] = [PYTHON];
+/** Go builds from the machine's module and build caches, as a Go user's machine has them. */
+const GO_CACHES = Object.fromEntries(
+  ["GOMODCACHE", "GOCACHE", "GOPATH"].map((name) => [
+    name,
+    spawnSync("go", ["env", name], { encoding: "utf8" }).stdout.trim(),
+  ]),
+);
+
+const GO: LanguageCase = {
+  language: "go",
+  tools: ["go"],
+  env: { ...GO_CACHES, GOFLAGS: "-mod=mod", CGO_ENABLED: "0" },
+  async prepare(app, release) {
+    // The module zip unpacked beside the program, and named by a replace, as the README says.
+    await exec("unzip", ["-q", release.file(".zip"), "-d", path.dirname(app)]);
+    const sdk = path.join(path.dirname(app), "pulumi-proxy-sdk-go");
+    fs.writeFileSync(path.join(app, "Pulumi.yaml"), "name: nodefree-go\nruntime: go\n");
+    fs.writeFileSync(
+      path.join(app, "go.mod"),
+      `module example.com/nodefree\n\ngo 1.25\n\nrequire example.com/pulumi-proxy/sdk/go v${release.version}\n\nreplace example.com/pulumi-proxy/sdk/go => ${sdk}\n`,
+    );
+    fs.writeFileSync(
+      path.join(app, "main.go"),
+      [
+        "package main",
+        "",
+        "import (",
+        '\t"example.com/pulumi-proxy/sdk/go/proxy"',
+        '\t"github.com/pulumi/pulumi/sdk/v3/go/pulumi"',
+        '\t"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"',
+        ")",
+        "",
+        "func main() {",
+        "\tpulumi.Run(func(ctx *pulumi.Context) error {",
+        '\t\tdailyGb, err := config.TryFloat64(ctx, "dailyGb")',
+        "\t\tif err != nil {",
+        "\t\t\tdailyGb = 5",
+        "\t\t}",
+        '\t\tuser, err := proxy.NewProxyUser(ctx, "scraper", &proxy.ProxyUserArgs{',
+        '\t\t\tName:   pulumi.String("nodefree-go"),',
+        "\t\t\tLimits: &proxy.ProxyUserLimitsArgs{DailyGb: pulumi.Float64(dailyGb)},",
+        "\t\t})",
+        "\t\tif err != nil {",
+        "\t\t\treturn err",
+        "\t\t}",
+        '\t\tctx.Export("userId", user.ProxyUserId)',
+        "\t\treturn nil",
+        "\t})",
+        "}",
+        "",
+      ].join("\n"),
+    );
+    await exec("go", ["mod", "tidy"], { cwd: app, env: { ...process.env, ...GO_CACHES, GOFLAGS: "-mod=mod" } });
+  },
+};
+
+/** YAML needs no SDK: the resource names the plugin's version and where to download it. */
+const YAML: LanguageCase = {
+  language: "yaml",
+  tools: [],
+  async prepare(app, release) {
+    fs.writeFileSync(
+      path.join(app, "Pulumi.yaml"),
+      [
+        "name: nodefree-yaml",
+        "runtime: yaml",
+        "config:",
+        "  dailyGb:",
+        "    type: integer",
+        "    default: 5",
+        "resources:",
+        "  scraper:",
+        "    type: proxy:index:ProxyUser",
+        "    properties:",
+        "      name: nodefree-yaml",
+        "      limits:",
+        "        dailyGb: ${dailyGb}",
+        "    options:",
+        `      version: ${release.version}`,
+        `      pluginDownloadURL: ${release.pluginDownloadURL}`,
+        "outputs:",
+        "  userId: ${scraper.proxyUserId}",
+        "",
+      ].join("\n"),
+    );
+  },
+};
+
+const LANGUAGES: LanguageCase[] = [PYTHON, GO, YAML];
 
 /** A PATH with the Pulumi CLI, its language hosts and a case's tools, and no node or npm. */
 function nodeFreePath(root: string, tools: string[]): string {
