@@ -1,8 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import type { Deployment, Stack } from "@pulumi/pulumi/automation";
 import { CalendarDate } from "../../contract/common";
 import { apiSettings, clientFor } from "../../provider/settings";
+import type { ProxyClient } from "../../sdk";
 import {
   ENVIRONMENT_USAGE,
   parseOrExplain,
@@ -18,7 +20,7 @@ import {
 import { collectAccount } from "./collect";
 import { renderHtml } from "./html";
 import { renderMarkdown } from "./markdown";
-import { buildReport, ROTATE_EVERY_DAYS_DEFAULT, type StackFacts } from "./model";
+import { buildReport, type Report, ROTATE_EVERY_DAYS_DEFAULT } from "./model";
 import { stackFacts } from "./stackFacts";
 
 const USAGE = `usage: pulumi-proxy report [--out <file>] [--markdown | --json] [--as-of <YYYY-MM-DD>] [--rotate-every <days>]
@@ -100,6 +102,35 @@ function reportTime(asOf: string): number {
   return new Date(now).toISOString().slice(0, 10) === asOf ? now : Date.parse(`${asOf}T23:59:59.999Z`);
 }
 
+/** The stack a report covers, and whether to run the drift check (a `preview --refresh`). */
+export interface ReportStack {
+  name: string;
+  stack: Stack;
+  deployment: Deployment;
+  /** The last four characters of the key the stack's provider uses: that key is not counted. */
+  credentialHint: string;
+  checkDrift: boolean;
+}
+
+/** Reads the account (and the stack) and builds the report; the demo calls this too. */
+export async function reportOf(
+  client: ProxyClient,
+  asOf: string,
+  options: { rotateEveryDays?: number; stack?: ReportStack } = {},
+): Promise<Report> {
+  const { stack } = options;
+  const data = await collectAccount(client, asOf, { ips: stack !== undefined });
+  const facts = stack
+    ? await stackFacts(stack.name, stack.stack, stack.deployment, client, data, stack.credentialHint, stack.checkDrift)
+    : undefined;
+  return buildReport(data, {
+    apiUrl: client.baseUrl,
+    nowMs: reportTime(asOf),
+    rotateEveryDays: options.rotateEveryDays ?? ROTATE_EVERY_DAYS_DEFAULT,
+    ...(facts ? { stack: facts } : {}),
+  });
+}
+
 export async function runReport(args: ReportArgs): Promise<number> {
   const stack = args.stack ? await selectStack(args) : undefined;
   const [config, deployment] = stack ? await Promise.all([stack.getAllConfig(), stack.exportStack()]) : [];
@@ -107,15 +138,13 @@ export async function runReport(args: ReportArgs): Promise<number> {
     ? stackSettings(config)
     : apiSettings((key) => (key === "proxy:apiUrl" ? args.apiUrl : undefined));
   const client = clientFor(settings, "pulumi-proxy-report");
-  const data = await collectAccount(client, args.asOf, { ips: stack !== undefined });
-  let facts: StackFacts | undefined;
-  if (stack && deployment)
-    facts = await stackFacts(args.stack, stack, deployment, client, data, settings.apiKey.slice(-4));
-  const report = buildReport(data, {
-    apiUrl: settings.apiUrl,
-    nowMs: reportTime(args.asOf),
+  const report = await reportOf(client, args.asOf, {
     rotateEveryDays: args.rotateEveryDays,
-    ...(facts ? { stack: facts } : {}),
+    ...(stack && deployment
+      ? {
+          stack: { name: args.stack, stack, deployment, credentialHint: settings.apiKey.slice(-4), checkDrift: true },
+        }
+      : {}),
   });
   const text =
     args.format === "json"

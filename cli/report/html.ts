@@ -7,7 +7,7 @@ import { day, describeCrossing, formatBytes, formatCeiling, userSummary } from "
 const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#111;max-width:1100px}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 8px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
-.user{display:grid;grid-template-columns:200px 250px 250px;gap:8px;align-items:center;border-bottom:1px solid #eee;padding:4px 0}
+.user{display:grid;grid-template-columns:280px 250px 250px;gap:8px;align-items:center;border-bottom:1px solid #eee;padding:4px 0}
 .risk{color:#b91c1c;font-weight:600}.muted{color:#666}.powerful{background:#fef3c7}.warn{color:#b45309;font-weight:600}
 .legend span{margin-right:14px}.sw{display:inline-block;width:10px;height:10px;margin-right:4px}`;
 

@@ -137,7 +137,7 @@ export function buildReport(
   const { stack } = options;
   return {
     version: 1,
-    generatedAt: iso(options.nowMs),
+    generatedAt: new Date().toISOString(),
     asOf: data.asOf,
     apiUrl: options.apiUrl,
     month: monthOf(data.asOf),

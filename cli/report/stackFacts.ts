@@ -35,6 +35,7 @@ export async function stackFacts(
   client: ProxyClient,
   data: AccountData,
   credentialHint: string,
+  checkDrift: boolean,
 ): Promise<StackFacts> {
   const listed = new Map<string, Walked>();
   const add = (kind: string, items: object[] | { unreadable: string } | undefined, requests = 0) => {
@@ -44,11 +45,12 @@ export async function stackFacts(
   add("ApiKey", data.keys, data.listRequests.keys);
   add("IpAllocation", data.ips, data.listRequests.ips);
   const coverage = await coverageOf(name, client, deployment, credentialHint, listed);
-  let drift: StackFacts["drift"];
-  try {
-    drift = (await detectDrift(stack)).drifted;
-  } catch (error) {
-    drift = { unreadable: `the drift check failed: ${describeFailure(error, { stack: name, cwd: "" })}` };
-  }
+  let drift: StackFacts["drift"] = { unreadable: "drift was not checked (pulumi-proxy report --stack checks it)" };
+  if (checkDrift)
+    try {
+      drift = (await detectDrift(stack)).drifted;
+    } catch (error) {
+      drift = { unreadable: `the drift check failed: ${describeFailure(error, { stack: name, cwd: "" })}` };
+    }
   return { name, coverage, drift, rotations: rotationsOf(deployment) };
 }

@@ -29,7 +29,9 @@ function bar(value, ceiling) {
 function sparkline(points) {
   const max = Math.max(1, ...points);
   const step = 160 / (HISTORY_SECONDS - 1);
-  const d = points.map((p, i) => (i ? "L" : "M") + Math.round(i * step) + " " + Math.round(22 - (p / max) * 20)).join("");
+  // Newest at the right edge, so a page opened a moment ago already reads like a strip chart.
+  const left = 160 - (points.length - 1) * step;
+  const d = points.map((p, i) => (i ? "L" : "M") + Math.round(left + i * step) + " " + Math.round(22 - (p / max) * 20)).join("");
   return "<svg width=160 height=24 viewBox='0 0 160 24'><path data-series=rate d='" + d + "' fill=none stroke='#3b82f6'/></svg>";
 }
 
