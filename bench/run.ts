@@ -1,4 +1,5 @@
 import os from "node:os";
+import { benchConsole, benchReport } from "./console";
 import { benchCrash, killTable } from "./crash/bench";
 import { benchChaosDestroy, chaosTable } from "./crash/chaosDestroy";
 import { benchGateway } from "./gateway";
@@ -78,6 +79,9 @@ function stackCase(id: string, shape: StackShape, parallel: Parallel, options: S
 const CASES: BenchCase[] = [
   { id: "server", run: () => benchServer() },
   { id: "gateway", run: () => benchGateway() },
+  // Issue 36: `--only console` runs both.
+  { id: "console:report", run: () => benchReport() },
+  { id: "console:page", run: () => benchConsole() },
   {
     id: "sdk",
     async run(results) {

@@ -150,7 +150,7 @@ async function main(): Promise<void> {
     await page.setViewportSize({ width: 1280, height: 980 });
     await page.goto(server.consoleUrl ?? "");
     await new Promise((resolve) => setTimeout(resolve, 6000));
-    await page.screenshot({ path: path.join(out, "console.png") });
+    await page.screenshot({ path: path.join(out, "console.png"), fullPage: true });
     await stop();
     process.stdout.write(`wrote ${path.join(out, "report.png")}\nwrote ${path.join(out, "console.png")}\n`);
   } finally {

@@ -8,13 +8,16 @@ export interface LoggedRequest {
   readonly keyId: string | undefined;
 }
 
-/** One finished request as the console shows it: no body, no header, of the path only what the log keeps. */
+/**
+ * One finished request for the console: no body, no header. The path is as it arrived; the console
+ * redacts it (as the log does) only for the few it sends, so watching costs the hot path nothing.
+ */
 export interface RequestRecord {
   /** Epoch milliseconds, by the process clock (the console shows wall time, not the emulated clock). */
   at: number;
   requestId: string;
   method: string;
-  path: string;
+  rawPath: string;
   outcome: string;
   ms: number;
   keyId: string | null;
@@ -38,15 +41,14 @@ export class RequestLog {
   request(exchange: LoggedRequest, outcome: string, started: number): void {
     if (!this.log && !this.observer) return;
     const ms = performance.now() - started;
-    const path = redactPath(exchange.path);
     this.log?.(
-      `${exchange.requestId} ${exchange.method} ${path} ${outcome} ${ms.toFixed(1)}ms ${exchange.keyId ?? "-"}`,
+      `${exchange.requestId} ${exchange.method} ${redactPath(exchange.path)} ${outcome} ${ms.toFixed(1)}ms ${exchange.keyId ?? "-"}`,
     );
     this.observer?.({
       at: Date.now(),
       requestId: exchange.requestId,
       method: exchange.method,
-      path,
+      rawPath: exchange.path,
       outcome,
       ms: Math.round(ms * 10) / 10,
       keyId: exchange.keyId ?? null,

@@ -3,6 +3,7 @@ import { BYTES_PER_GB } from "../../contract/proxyUsers";
 import { type Clock, utcDay } from "../clock";
 import type { ServerControl } from "../control";
 import type { FaultInjector } from "../faults";
+import { redactPath } from "../logRedaction";
 import type { RateLimiter } from "../rateLimit";
 import type { RequestRecord } from "../requestLog";
 import type { Store } from "../store";
@@ -24,6 +25,11 @@ export interface ConsoleSources {
   control: ServerControl;
   /** Shown in the header, so the page says which server it watches. */
   urls: { api: string; gateway: string };
+}
+
+/** A request as the page gets it: the path redacted exactly as the request log redacts it. */
+function shown({ rawPath, ...record }: RequestRecord): Omit<RequestRecord, "rawPath"> & { path: string } {
+  return { ...record, path: redactPath(rawPath) };
 }
 
 /**
@@ -68,7 +74,7 @@ export class ConsoleHub {
       if (this.clients.size === 0) this.stopTimers();
     });
     this.send(res, "objects", this.objects());
-    this.send(res, "log", this.recent.slice(-LOG_KEPT));
+    this.send(res, "log", { records: this.recent.slice(-LOG_KEPT).map(shown), count: 0 });
     this.send(res, "state", this.state());
     this.startTimers();
   }
@@ -93,9 +99,11 @@ export class ConsoleHub {
 
   private flushLog(): void {
     if (this.pending.length === 0) return;
+    // The page shows the latest lines; `count` tells it how many arrived, for its rate.
+    const count = this.pending.length;
     const batch = this.pending.slice(-LOG_KEPT);
     this.pending = [];
-    this.broadcast("log", batch);
+    this.broadcast("log", { records: batch.map(shown), count });
     // A write shows up within a second: its objects go out with the log line that made them.
     if (this.objectsChanged && batch.some((record) => record.method !== "GET")) this.pushObjects();
   }
