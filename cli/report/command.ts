@@ -123,8 +123,12 @@ export async function reportOf(
   const facts = stack
     ? await stackFacts(stack.name, stack.stack, stack.deployment, client, data, stack.credentialHint, stack.checkDrift)
     : undefined;
+  // A URL may carry credentials (https://user:pass@host); the report names the host only.
+  const apiUrl = new URL(client.baseUrl);
+  apiUrl.username = "";
+  apiUrl.password = "";
   return buildReport(data, {
-    apiUrl: client.baseUrl,
+    apiUrl: apiUrl.toString().replace(/\/$/, ""),
     nowMs: reportTime(asOf),
     rotateEveryDays: options.rotateEveryDays ?? ROTATE_EVERY_DAYS_DEFAULT,
     ...(facts ? { stack: facts } : {}),

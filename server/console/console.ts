@@ -33,7 +33,7 @@ export function createConsole(sources: ConsoleSources): ServerConsole {
     handle(req, res) {
       const path = (req.url ?? "/").split("?")[0];
       if (path !== PAGE && path !== SCRIPT && path !== EVENTS) return false;
-      if (req.method !== "GET" && req.method !== "HEAD") {
+      if (req.method !== "GET" && !(req.method === "HEAD" && path !== EVENTS)) {
         refuse(res, 405, "the console is read-only");
         return true;
       }
