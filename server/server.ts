@@ -114,9 +114,12 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   };
   let liveConsole: ServerConsole | undefined;
   // Batched: a burst of writes costs one file write, not one per request.
+  const saveSoon = (): void => {
+    if (stateFile !== undefined && saveTimer === undefined) saveTimer = setTimeout(saveNow, 25).unref();
+  };
   const onCommit = (): void => {
     liveConsole?.hub.onCommit();
-    if (stateFile !== undefined && saveTimer === undefined) saveTimer = setTimeout(saveNow, 25).unref();
+    saveSoon();
   };
   saveNow();
 
@@ -157,7 +160,8 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       clock,
       host: options.host ?? "127.0.0.1",
       log,
-      onCommit,
+      // Metering changes no object the console lists; its traffic panel reads the store every second.
+      onCommit: saveSoon,
     });
   } catch (error) {
     server.close();
