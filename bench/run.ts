@@ -1,4 +1,5 @@
 import os from "node:os";
+import { benchConsole, benchReport } from "./console";
 import { benchCrash, killTable } from "./crash/bench";
 import { benchChaosDestroy, chaosTable } from "./crash/chaosDestroy";
 import { benchGateway } from "./gateway";
@@ -81,6 +82,9 @@ const CASES: BenchCase[] = [
   { id: "gateway", run: () => benchGateway() },
   // Issue 34's goal: the self-contained plugin starts within 1.2 × the package's entry.
   { id: "plugin:start", run: () => benchPluginStart() },
+  // Issue 36: `--only console` runs both.
+  { id: "console:report", run: () => benchReport() },
+  { id: "console:page", run: () => benchConsole() },
   {
     id: "sdk",
     async run(results) {

@@ -32,7 +32,7 @@ type Autocannon = (options: {
 }) => Promise<AutocannonResult>;
 
 // autocannon ships no types; this is the slice of its API used here.
-const autocannon = require("autocannon") as Autocannon;
+export const autocannon = require("autocannon") as Autocannon;
 
 const RATE_LIMIT = 1_000_000_000;
 const CONNECTIONS = 10;

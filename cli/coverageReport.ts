@@ -73,31 +73,38 @@ function describe(item: Record<string, unknown> & { id: string }): AccountObject
   return { id: item.id, name, ...(Array.isArray(item.scopes) ? { scopes: item.scopes.map(String) } : {}) };
 }
 
-interface Walked {
+export interface Walked {
   items: AccountObject[];
   /** Keys' `secret_hint`: the last four characters of their secret, which the API shows of every key. */
   hints: Map<string, string>;
   requests: number;
 }
 
+/** Objects a caller already listed (the report reads full objects), as coverage counts them. */
+export function walkedFrom(listed: readonly object[], requests: number): Walked {
+  const items: AccountObject[] = [];
+  const hints = new Map<string, string>();
+  for (const item of listed as (Record<string, unknown> & { id: string })[]) {
+    items.push(describe(item));
+    if (typeof item.secret_hint === "string") hints.set(item.id, item.secret_hint);
+  }
+  return { items, hints, requests };
+}
+
 /** Every object of one kind, by the walk of its collection's list (full pages, following the cursor). */
 async function walk(kind: NativeKind, client: ProxyClient): Promise<Walked> {
   const collection = kind.declaration.collection(client);
-  const items: AccountObject[] = [];
-  const hints = new Map<string, string>();
+  const listed: object[] = [];
   let requests = 0;
   let cursor: string | undefined;
   do {
     const page = await collection.page(cursor, () => {
       requests += 1;
     });
-    for (const item of page.items as (Record<string, unknown> & { id: string })[]) {
-      items.push(describe(item));
-      if (typeof item.secret_hint === "string") hints.set(item.id, item.secret_hint);
-    }
+    listed.push(...(page.items as object[]));
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
-  return { items, hints, requests };
+  return walkedFrom(listed, requests);
 }
 
 const isPowerful = (object: AccountObject) => POWERFUL_SCOPES.some((scope) => object.scopes?.includes(scope));
@@ -105,16 +112,17 @@ const isPowerful = (object: AccountObject) => POWERFUL_SCOPES.some((scope) => ob
 /**
  * What the account holds against what the stack manages: every kind's collection walked once, no
  * request per object. `credentialHint` is the last four characters of the stack's API key, which the
- * API shows of every key as `secret_hint`.
+ * API shows of every key as `secret_hint`. A kind in `listed` (by its name, `ProxyUser`) is not walked again.
  */
 export async function coverageOf(
   stack: string,
   client: ProxyClient,
   deployment: Deployment,
   credentialHint: string,
+  listed: ReadonlyMap<string, Walked> = new Map(),
 ): Promise<CoverageReport> {
   const managed = managedIds(deployment);
-  const walks = await Promise.all(KINDS.map((kind) => walk(kind, client)));
+  const walks = await Promise.all(KINDS.map((kind) => listed.get(kind.name) ?? walk(kind, client)));
   let credential: AccountObject | undefined;
   const kinds = KINDS.map((kind, index): KindCoverage => {
     const { items, hints, requests } = walks[index] ?? { items: [], hints: new Map(), requests: 0 };

@@ -9,6 +9,7 @@ import { planCommand } from "./plan/command";
 import { policyCommand } from "./policyInit";
 import { providerCommand } from "./providerInstall";
 import { recoverCommand } from "./recover";
+import { reportCommand } from "./report/command";
 import { sdkCommand } from "./sdkPath";
 import {
   describeFailure,
@@ -28,6 +29,7 @@ const USAGE = `usage: pulumi-proxy drift --stack <name> [--cwd <dir>] [--json[=<
        pulumi-proxy coverage --stack <name> [--import-file <file>] [--json]  what the account holds that the stack does not manage
        pulumi-proxy provider install   put the native \`proxy\` provider plugin where Pulumi finds it
        pulumi-proxy sdk python | go    where the native provider's Python wheel or Go module is, for pip or go.mod
+       pulumi-proxy report [--stack <name>] [--markdown | --json]  usage, ceilings, spend and keys as one HTML page (report --help)
        pulumi-proxy recover --stack <name> [--up | --destroy] [--json]  after a killed run (recover --help)
        pulumi-proxy policy init <dir>   write a policy pack folder for \`pulumi preview --policy-pack\`
        pulumi-proxy server [--port <port>] [...]   the reference server (\`pulumi-proxy server --help\`)
@@ -118,6 +120,7 @@ export async function main(argv: string[]): Promise<number> {
   if (command === "sdk") return sdkCommand(rest);
   if (command === "recover") return recoverCommand(rest);
   if (command === "coverage") return coverageCommand(rest);
+  if (command === "report") return reportCommand(rest);
   if (command === "policy") return policyCommand(rest);
   if (command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(`${USAGE}\n`);

@@ -3,9 +3,12 @@
  * clone, against an embedded reference server on loopback (or a real API with --api-url).
  */
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { detectDrift } from "../cli/drift";
+import { reportOf } from "../cli/report/command";
+import { renderHtml } from "../cli/report/html";
 import { formatDriftTable } from "../cli/table";
 import { ProxyClient } from "../sdk";
 import { type ReferenceServer, startReferenceServer } from "../server";
@@ -159,6 +162,26 @@ async function story(stack: Stack, target: Target, args: DemoArgs): Promise<void
     await gatewayStory(target.server, client, user, final.proxyUserPassword);
 }
 
+/**
+ * The stack's report, as `pulumi-proxy report --stack` writes it, with the drift the story already
+ * checked and converged left out (one engine run less). Returns the file's path.
+ */
+async function writeReport(stack: Stack, target: Target, repoRoot: string): Promise<string> {
+  const started = step("pulumi-proxy report: usage against ceilings, spend, keys and coverage, as one HTML page");
+  const client = new ProxyClient({ baseUrl: target.url, apiKey: target.key, userAgent: "pulumi-proxy-demo" });
+  const deployment = await stack.exportStack();
+  const today = new Date().toISOString().slice(0, 10);
+  const report = await reportOf(client, today, {
+    stack: { name: STACK, stack, deployment, credentialHint: target.key.slice(-4), checkDrift: false },
+  });
+  const file = path.join(repoRoot, ".pulumi-proxy", "demo", "report.html");
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, renderHtml(report));
+  say(`      ${report.requests.total} requests (${seconds(started)}); open it in a browser:`);
+  say(`      ${file}`);
+  return file;
+}
+
 async function finish(local: LocalStack | undefined, target: Target, args: DemoArgs, binDir: string): Promise<void> {
   if (!local) return;
   const { stack, envVars } = local;
@@ -204,13 +227,14 @@ async function main(): Promise<number> {
   const cli = await provisionPulumi();
   say(`Pulumi CLI: v${cli.version} (${cli.source}) in ${cli.binDir}`);
   const target = await startTarget(args);
-  setTotalSteps(target.server ? 8 : 6);
+  setTotalSteps(target.server ? 9 : 7);
   let local: LocalStack | undefined;
   try {
     local = await openStack(repoRoot, cli.binDir, target, args);
     await story(local.stack, target, args);
+    const report = await writeReport(local.stack, target, repoRoot);
     await finish(local, target, args, cli.binDir);
-    say(`\ndone in ${seconds(began)}`);
+    say(`\ndone in ${seconds(began)}; the report: ${report}`);
     return 0;
   } catch (error) {
     process.stderr.write(`\ndemo failed: ${error instanceof Error ? error.message : String(error)}\n`);

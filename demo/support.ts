@@ -76,8 +76,8 @@ export const indent = (text: string, by = "      "): string =>
     .join("\n");
 export const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
-/** Six steps on any API; two more (gateway traffic, emergency disable) against the embedded server. */
-let totalSteps = 6;
+/** Seven steps on any API (the last is the report); two more (gateway traffic, emergency disable) against the embedded server. */
+let totalSteps = 7;
 export function setTotalSteps(total: number): void {
   totalSteps = total;
 }

@@ -31,7 +31,7 @@ export class ReferenceApp {
   stats: Stats = ReferenceApp.emptyStats();
   private readonly router = new Router();
   private readonly nextRequestId = requestIdFactory();
-  private readonly requestLog: RequestLog;
+  readonly requestLog: RequestLog;
   private readonly pipeline: ApiPipeline;
 
   constructor(private readonly options: AppOptions) {

@@ -29,6 +29,7 @@ const USAGE = `usage: pulumi-proxy server [options]     (in a clone of the repos
   --gateway-max-open <n>     requests and tunnels one proxy user may have open at once (default 1000)
   --gateway-tunnel-idle-ms <ms>
                              close a tunnel that carried nothing for this long (default 300000)
+  --no-console               no live console at / of the API port (it is on by default, on a loopback host only)
   --log                      one line per request on stderr (never a secret)
   --help                     this text`;
 
@@ -80,6 +81,7 @@ export function parseCli(argv: string[]): ReferenceServerOptions | "help" {
       "gateway-max-open": { type: "string" },
       "gateway-tunnel-idle-ms": { type: "string" },
       log: { type: "boolean" },
+      "no-console": { type: "boolean" },
       help: { type: "boolean" },
     },
   });
@@ -106,6 +108,7 @@ export function parseCli(argv: string[]): ReferenceServerOptions | "help" {
   if (balance !== undefined) options.balanceCents = balance;
   if (values["state-file"] !== undefined) options.stateFile = values["state-file"];
   options.gateway = gatewayOptions(values, options.port ?? 8787);
+  if (values["no-console"]) options.console = false;
   if (values.log) options.log = (line) => process.stderr.write(`${line}\n`);
   return options;
 }
@@ -152,6 +155,8 @@ export async function runServerCli(argv: string[]): Promise<void> {
   process.stdout.write(
     `reference server listening on ${server.url}\nroot key: ${server.rootKey}\ngateway listening on ${server.gatewayUrl}\n`,
   );
+  if (server.consoleUrl)
+    process.stdout.write(`console: ${server.consoleUrl}  (this machine only; --no-console turns it off)\n`);
   const stop = (signal: string): void => {
     process.stderr.write(`${signal}: stopping\n`);
     void server.close().then(() => process.exit(0));

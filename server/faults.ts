@@ -96,6 +96,22 @@ export class FaultInjector {
     this.injected.push({ ...fault, remaining: count });
   }
 
+  /** The settings as given, and how many injected faults are still waiting: for the console. */
+  describe(): {
+    options: FaultOptions;
+    injected: { method?: string; path?: string; kind: string; remaining: number }[];
+  } {
+    return {
+      options: { ...this.options },
+      injected: this.injected.map((fault) => ({
+        ...(fault.method !== undefined ? { method: fault.method } : {}),
+        ...(fault.path !== undefined ? { path: String(fault.path) } : {}),
+        kind: fault.kind,
+        remaining: fault.remaining,
+      })),
+    };
+  }
+
   get active(): boolean {
     const o = this.options;
     return this.injected.length > 0 || !!(o.errorRate || o.dropRate || o.afterCommitRate || o.latencyMs);

@@ -48,6 +48,18 @@ export class RateLimiter {
     };
   }
 
+  /** Every budget's current window without taking from it: a window that has ended reads as unused. */
+  windowsAt(now: number): { id: string; used: number; limit: number; resetSeconds: number }[] {
+    const window = Math.floor(now / this.windowMs);
+    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * this.windowMs - now) / 1000));
+    return [...this.windows].map(([id, entry]) => ({
+      id,
+      used: entry.window === window ? entry.used : 0,
+      limit: this.perMinute,
+      resetSeconds,
+    }));
+  }
+
   forget(keyId: string): void {
     this.windows.delete(keyId);
   }

@@ -4,6 +4,8 @@ import { SecretPattern } from "../contract/common";
 import { SCOPES } from "../contract/keys";
 import { ReferenceApp, type Stats } from "./app";
 import { type Clock, systemClock } from "./clock";
+import { isLoopbackHost } from "./console/access";
+import { createConsole, type ServerConsole } from "./console/console";
 import { createControl, type ServerControl } from "./control";
 import { FaultInjector, type FaultOptions, type InjectedFault } from "./faults";
 import { type Gateway, type GatewayOptions, startGateway } from "./gateway/gateway";
@@ -33,6 +35,11 @@ export interface ReferenceServerOptions {
   log?: (line: string) => void;
   /** The proxy gateway beside the API: its port, propagation delay, rate limit and allowed hosts. */
   gateway?: GatewayOptions;
+  /**
+   * The live console at `/` of the API's port (default on). It only ever serves a loopback host, so
+   * a server listening elsewhere has none.
+   */
+  console?: boolean;
 }
 
 export interface ReferenceServer {
@@ -40,6 +47,8 @@ export interface ReferenceServer {
   /** The proxy gateway: `proxy-authorization: Basic base64(username:password)` of a proxy user. */
   readonly gatewayUrl: string;
   readonly rootKey: string;
+  /** The live console's page, when it is on (a loopback host, and `console` not false). */
+  readonly consoleUrl: string | undefined;
   readonly clock: Clock;
   /**
    * The next `count` (default 1) matching requests fail. Phase "after": the state changes, then the
@@ -103,9 +112,14 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       );
     }
   };
+  let liveConsole: ServerConsole | undefined;
   // Batched: a burst of writes costs one file write, not one per request.
-  const onCommit = (): void => {
+  const saveSoon = (): void => {
     if (stateFile !== undefined && saveTimer === undefined) saveTimer = setTimeout(saveNow, 25).unref();
+  };
+  const onCommit = (): void => {
+    liveConsole?.hub.onCommit();
+    saveSoon();
   };
   saveNow();
 
@@ -121,6 +135,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     onCommit,
   });
   const server: Server = createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
+    if (liveConsole?.handle(req, res)) return;
     // The pipeline answers its own errors; this only catches a failure to write the answer at all.
     app.handle(req, res).catch((error: unknown) => {
       (log ?? console.error)(
@@ -145,18 +160,33 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       clock,
       host: options.host ?? "127.0.0.1",
       log,
-      onCommit,
+      // Metering changes no object the console lists; its traffic panel reads the store every second.
+      onCommit: saveSoon,
     });
   } catch (error) {
     server.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
+  const control = createControl(store, clock, onCommit);
+  const url = `http://${host}:${address.port}`;
+  if (options.console !== false && isLoopbackHost(host)) {
+    liveConsole = createConsole({
+      store,
+      clock,
+      limiter: app.limiter,
+      faults,
+      control,
+      urls: { api: url, gateway: gateway.url },
+    });
+    app.requestLog.observer = liveConsole.hub.onRequest;
+  }
 
   return {
-    url: `http://${host}:${address.port}`,
+    url,
     gatewayUrl: gateway.url,
     rootKey,
+    consoleUrl: liveConsole ? `${url}/` : undefined,
     clock,
     injectFault: (fault) => faults.inject(fault),
     waitForHeldReplies: (count, timeoutMs = 60_000) => holds.waitFor(count, timeoutMs),
@@ -169,9 +199,10 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     resetStats: () => {
       app.stats = ReferenceApp.emptyStats();
     },
-    control: createControl(store, clock, onCommit),
+    control,
     close: () =>
       (closing ??= Promise.all([
+        liveConsole?.close(),
         gateway.close(),
         new Promise<void>((resolve) => {
           holds.releaseAll();

@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { TestProject } from "vitest/node";
+import { ensureChromium } from "../tools/browser";
 import { buildIfStale } from "../tools/build.mjs";
 import { provisionPulumi } from "../tools/provision-pulumi.mjs";
 import { ensureSelfLink } from "../tools/self-link.mjs";
@@ -21,6 +22,8 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject): Promise<void> {
   await buildIfStale();
+  // The browser tests drive Debian's chromium; a fresh machine (CI) gets the package here, once.
+  ensureChromium();
   ensureSelfLink();
   const cli = await provisionPulumi({ yaml: true });
   process.env.PATH = `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}`;

@@ -32,6 +32,12 @@ export function stackCommands(fixture: ProviderFixture) {
       }
     },
 
+    /** `pulumi-proxy report --stack` on the stack, with its own extra flags. */
+    report: async (extra: string[]): Promise<string> => {
+      const args = ["report", "--stack", fixture.stackName, "--cwd", fixture.stack.workspace.workDir, ...extra];
+      return (await exec(process.execPath, [MAIN, ...args], { env: env(), maxBuffer: 64 * 1024 * 1024 })).stdout;
+    },
+
     /** `npx pulumi-proxy provider install` into the stack's own Pulumi home; plugins on PATH are then ignored. */
     async installPlugin(): Promise<void> {
       await exec(process.execPath, [MAIN, "provider", "install"], {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CoverageJson } from "../../cli/coverage";
 import type { ImportFile } from "../../cli/coverageImport";
+import type { Report } from "../../cli/report/model";
 import { LIST_LIMIT_MAX } from "../../contract/common";
 import { type ProviderFixture, providerFixture } from "../support/fixture";
 import { stackCommands } from "./commands";
@@ -80,6 +81,22 @@ describe("pulumi-proxy coverage, then pulumi import --file, on an account of 300
     expect(names).toEqual(expect.arrayContaining(["user-7", "team-a", "team-a-2", "key-5"]));
     expect(names.filter((name) => name.startsWith("ipallocation-"))).toHaveLength(COUNTS.allocations);
     expect(stdout).not.toContain(fixture.server.rootKey);
+
+    // The report's --stack section counts the same, from the lists it read anyway: no second walk.
+    fixture.server.resetStats();
+    const reportText = await stackCommands(fixture).report(["--json"]);
+    const withStack = JSON.parse(reportText) as Report;
+    expect(withStack.stack).toMatchObject({ percent: 0, drift: [], findings: [{ id: powerfulKeyId }] });
+    expect(withStack.stack?.kinds.map((kind) => [kind.type, kind.managed, kind.unmanaged])).toEqual([
+      ["ProxyUser", 0, COUNTS.users],
+      ["ApiKey", 0, COUNTS.keys],
+      ["IpAllocation", 0, COUNTS.allocations],
+    ]);
+    const reportStats = fixture.server.stats();
+    expect(reportStats.byRoute["GET /v1/proxy-users"]).toBeLessThanOrEqual(bound(COUNTS.users));
+    expect(reportStats.byRoute["GET /v1/keys"]).toBeLessThanOrEqual(bound(COUNTS.keys + 1));
+    expect(reportStats.byRoute["GET /v1/ips"]).toBeLessThanOrEqual(bound(COUNTS.allocations));
+    expect(reportText).not.toContain(fixture.server.rootKey);
   });
 
   it("imports the file with code generation; the generated program previews no changes and coverage is 100 %", async () => {

@@ -14,7 +14,7 @@ describe("HTTP framing", () => {
   it("answers unknown routes with a JSON 404 and wrong methods with a JSON 405 and allow", async () => {
     expectError(await api.get("/v1/nothing-here"), 404, "not_found");
     expectError(await api.get("/v1/proxy-users/"), 404, "not_found");
-    expectError(await api.get("/"), 404, "not_found");
+    expectError(await api.get("/index.html"), 404, "not_found");
     const wrong = await api.call("PUT", "/v1/proxy-users");
     expectError(wrong, 405, "method_not_allowed");
     expect(wrong.headers.allow).toBe("GET, POST");
