@@ -133,11 +133,14 @@ const YAML: LanguageCase = {
         "    properties:",
         "      name: nodefree-yaml",
         "      limits:",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: YAML's own interpolation, not a template
         "        dailyGb: ${dailyGb}",
         "    options:",
         `      version: ${release.version}`,
-        `      pluginDownloadURL: ${release.pluginDownloadURL}`,
+        // YAML interpolates `${…}`; `$${VERSION}` leaves the CLI's placeholder as it is.
+        `      pluginDownloadURL: ${release.pluginDownloadURL.replace("${", "$${")}`,
         "outputs:",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: YAML's own interpolation, not a template
         "  userId: ${scraper.proxyUserId}",
         "",
       ].join("\n"),
@@ -260,7 +263,10 @@ describe("the release folder (npm run release)", () => {
 
       it("`pulumi up` downloads the plugin from the SDK's pluginDownloadURL and creates the user", async () => {
         const up = await pulumi(["up", "--yes"]);
-        expect(up.stdout).toMatch(/Installing plugin proxy-[\d.]+: done[\s\S]*\+ 2 created/);
+        // Python's host names the plugin before the run; Go's and YAML's engines fetch it on first use.
+        expect(up.stdout).toMatch(
+          /(Installing plugin proxy-[\d.]+: done|Downloading provider: proxy)[\s\S]*\+ 2 created/,
+        );
         const tarball = `pulumi-resource-proxy-v${release.version}-linux-amd64.tar.gz`;
         expect(release.requests).toContain(`/releases/v${release.version}/${tarball}`);
         expect(fs.existsSync(path.join(home, "plugins", `resource-proxy-v${release.version}`))).toBe(true);
