@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CoverageJson } from "../../cli/coverage";
-import type { ImportFile } from "../../cli/coverageImport";
+import type { CoverageJson } from "../../cli/coverage/command";
+import type { ImportFile } from "../../cli/coverage/importFile";
 import { LIST_LIMIT_MAX } from "../../contract/common";
 import { type ProviderFixture, providerFixture } from "../support/fixture";
 import { stackCommands } from "./commands";

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { type LocatedCli, locatePulumi } from "./pulumiCli";
+import { type LocatedCli, locatePulumi } from "../pulumiCli";
+import { describeFailure, type StackTarget } from "../stack";
 import {
   checkpointSidecars,
   decide,
@@ -13,11 +14,10 @@ import {
   type PendingOperation,
   pendingOperations,
   projectName,
-} from "./recoverState";
-import { describeFailure, type StackTarget } from "./stack";
+} from "./state";
 
 /**
- * The steps of `pulumi-proxy recover` (usage in recover.ts): each is decided from what the backend
+ * The steps of `pulumi-proxy recover` (usage in command.ts): each is decided from what the backend
  * holds, taken with the user's own CLI, and reported with its reason as it is taken.
  */
 

@@ -1,7 +1,7 @@
 import type { Deployment } from "@pulumi/pulumi/automation";
-import { kindOfType } from "../provider/kinds";
-import { KINDS, type NativeKind } from "../provider/native/kinds";
-import type { ProxyClient } from "../sdk";
+import { kindOfType } from "../../provider/kinds";
+import { KINDS, type NativeKind } from "../../provider/native/kinds";
+import type { ProxyClient } from "../../sdk";
 
 /** Scopes that let a key spend the balance or mint keys: such a key outside any stack is a security finding. */
 export const POWERFUL_SCOPES = ["billing:write", "keys:write"] as const;

@@ -1,8 +1,6 @@
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-import { clientFor } from "../provider/settings";
-import { importFileOf, movingFileOf } from "./coverageImport";
-import { type CoverageReport, coverageOf, POWERFUL_SCOPES, stateNames } from "./coverageReport";
+import { clientFor } from "../../provider/settings";
 import {
   ENVIRONMENT_USAGE,
   parseOrExplain,
@@ -14,7 +12,9 @@ import {
   stackSettings,
   stackTarget,
   UsageError,
-} from "./stack";
+} from "../stack";
+import { importFileOf, movingFileOf } from "./importFile";
+import { type CoverageReport, coverageOf, POWERFUL_SCOPES, stateNames } from "./report";
 
 const USAGE = `usage: pulumi-proxy coverage --stack <name> [--cwd <dir>] [--import-file <file> [--moving]] [--json] [--pulumi-root <dir>]
 
