@@ -67,7 +67,10 @@ function languageHostRoot(versionDir) {
   const launchers = fs
     .readdirSync(path.join(languageHostSource, "dynamic-provider"))
     .sort()
-    .map((name) => ({ name: `dynamic-provider/${name}`, file: path.join(languageHostSource, "dynamic-provider", name) }));
+    .map((name) => ({
+      name: `dynamic-provider/${name}`,
+      file: path.join(languageHostSource, "dynamic-provider", name),
+    }));
   for (const { name, file } of [...languageHostFiles(), ...launchers]) {
     hash.update(`${name}\0`).update(fs.readFileSync(file)).update("\0");
   }
