@@ -79,7 +79,9 @@ describe("examples/python-quickstart through the Pulumi CLI", () => {
       { stackName: "dev", workDir: app },
       { envVars: stackEnv(), pulumiCommand: await PulumiCommand.get({ root: path.dirname(inject("pulumiBinDir")) }) },
     );
-  });
+    // The first test file to ask for the tarball packs it (a full build); on a loaded machine that and
+    // the README's installs take more than the default five minutes.
+  }, 600_000);
   afterAll(async () => {
     await server?.close();
     outside.cleanup();
