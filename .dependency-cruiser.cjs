@@ -1,7 +1,8 @@
 /**
  * The import rules `npm test` checks (dependency-cruiser): no import circles anywhere, and the rooms
  * stay layered: the contract imports no other room; the SDK only the contract; the provider never the
- * server, the CLI or the tools; the server never the SDK, the provider or the CLI.
+ * server, the CLI or the tools; the server never the SDK, the provider or the CLI; no room of the
+ * product ever the tools (the build's room).
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -31,11 +32,15 @@ module.exports = {
       severity: "error",
       comment: "No HTTP or server code in the provider: it talks to the API through the SDK only.",
       from: { path: "^provider/" },
-      // The native plugin's process helpers (module deferral, the engine watchdog; no HTTP) are the files it may use from tools/.
-      to: {
-        path: "^(server|cli|policy|tools|demo|bench)/",
-        pathNot: "^tools/language-host/(defer-modules|engine-watch)\\.cjs$",
-      },
+      to: { path: "^(server|cli|policy|tools|demo|bench)/" },
+    },
+    {
+      name: "tools-build-only",
+      severity: "error",
+      comment:
+        "tools/ builds and provisions; what the package runs at run time lives in a room of the product (the process helpers in provider/process/).",
+      from: { path: "^(contract|sdk|provider|policy|server|cli)/" },
+      to: { path: "^tools/" },
     },
     {
       name: "server-is-not-a-client",

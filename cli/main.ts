@@ -3,12 +3,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { runServerCli } from "../server/cli";
-import { coverageCommand } from "./coverage";
+import { coverageCommand } from "./coverage/command";
 import { type DriftReport, detectDrift } from "./drift";
 import { planCommand } from "./plan/command";
 import { policyCommand } from "./policyInit";
 import { providerCommand } from "./providerInstall";
-import { recoverCommand } from "./recover";
+import { recoverCommand } from "./recover/command";
 import { reportCommand } from "./report/command";
 import { sdkCommand } from "./sdkPath";
 import {

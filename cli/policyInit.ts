@@ -37,7 +37,8 @@ function packFiles(): Record<string, string> {
         version: "0.1.0",
         private: true,
         main: "index.js",
-        dependencies: { "pulumi-proxy": `^${packageVersion()}` },
+        // No dependency on pulumi-proxy by name: the registry's package of that name is not this one.
+        // The pack finds the project's copy in node_modules; moved out, it gets the tarball installed.
       },
       null,
       2,

@@ -42,6 +42,29 @@ function onPath(name: string): string | undefined {
     .find(isExecutable);
 }
 
+/** The native plugin of this very copy of the package, which its `bin` names `pulumi-resource-proxy`. */
+const OWN_PLUGIN = path.resolve(__dirname, "..", "provider", "native", "main.js");
+
+function holdsOwnPlugin(dir: string): boolean {
+  try {
+    return fs.realpathSync(path.join(dir, "pulumi-resource-proxy")) === fs.realpathSync(OWN_PLUGIN);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * PATH for an engine a command starts: the CLI's own bin folder first (its language hosts), then the
+ * user's PATH without the folders that hold this package's own `pulumi-resource-proxy`. `npx` (and an
+ * npm script) puts the package's node_modules/.bin on PATH; an engine that sees it there prefers it to
+ * the plugin `provider install` put in the plugin cache, and warns at every plugin load. The engine
+ * a command starts sees what the user's own `pulumi` sees.
+ */
+export function enginePath(cli: LocatedCli, userPath = process.env.PATH ?? ""): string {
+  const kept = userPath.split(path.delimiter).filter((dir) => dir && !holdsOwnPlugin(dir));
+  return [...(cli.binDir ? [cli.binDir] : []), ...kept].join(path.delimiter);
+}
+
 /**
  * The drift command provisions nothing: it uses the CLI the user already has. An explicit root
  * (`--pulumi-root`, else PULUMI_PROXY_CLI_ROOT) holds `bin/pulumi`; otherwise `pulumi` on PATH.

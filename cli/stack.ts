@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { type ConfigMap, LocalWorkspace, type Stack, StackNotFoundError } from "@pulumi/pulumi/automation";
 import { type ApiSettings, apiSettings, type ConfigKey } from "../provider/settings";
-import { locatePulumi } from "./pulumiCli";
+import { enginePath, locatePulumi } from "./pulumiCli";
 
 /** A mistake in the command line: the commands print it with their usage text and exit 1. */
 export class UsageError extends Error {}
@@ -54,12 +54,9 @@ export function stackTarget(values: { stack?: string; cwd?: string; "pulumi-root
 /** Selects the existing stack with the user's own CLI and environment; provisions nothing. */
 export async function selectStack(target: StackTarget): Promise<Stack> {
   const cli = await locatePulumi(target.pulumiRoot);
-  const envVars: Record<string, string> = cli.binDir
-    ? { PATH: `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}` }
-    : {};
   return LocalWorkspace.selectStack(
     { stackName: target.stack, workDir: target.cwd },
-    { pulumiCommand: cli.command, envVars },
+    { pulumiCommand: cli.command, envVars: { PATH: enginePath(cli) } },
   );
 }
 

@@ -3,9 +3,9 @@ import path from "node:path";
 
 /**
  * Each test file runs in a process of its own and imports @pulumi/pulumi; as in the provider
- * processes, its typescript and arborist load at first use (tools/language-host/defer-modules.cjs),
+ * processes, its typescript and arborist load at first use (provider/process/defer-modules.cjs),
  * not with every file.
  */
 const require = createRequire(__filename);
-const { deferPulumiModules } = require("../tools/language-host/defer-modules.cjs");
+const { deferPulumiModules } = require("../provider/process/defer-modules.cjs");
 deferPulumiModules(require.resolve("@pulumi/pulumi", { paths: [path.resolve(__dirname, "..")] }));

@@ -12,6 +12,14 @@ import { fileURLToPath } from "node:url";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const languageHostSource = path.join(repoRoot, "tools", "language-host");
+/**
+ * The package's process helpers (provider/process/) that the host needs too: it embeds
+ * defer-modules.cjs (preloaded into every program), and provisioning installs both beside the
+ * dynamic provider's launcher. They are copied into the host's build folder and named in its hash.
+ */
+export const RUNTIME_HELPERS = ["defer-modules.cjs", "engine-watch.cjs"].map((name) =>
+  path.join(repoRoot, "provider", "process", name),
+);
 export const MIN_GO = [1, 24];
 
 /** @param {string} message */
@@ -32,13 +40,18 @@ export function tryOutput(command, args) {
   }
 }
 
-/** The language host's Go sources and the files they embed, in a stable order. */
+/**
+ * The language host's Go sources and the files they embed, by the name the build folder gives them
+ * and where each comes from, in a stable order.
+ * @returns {{ name: string, file: string }[]}
+ */
 function languageHostFiles() {
-  return fs
+  const own = fs
     .readdirSync(languageHostSource, { withFileTypes: true })
     .filter((entry) => entry.isFile())
-    .map((entry) => entry.name)
-    .sort();
+    .map((entry) => ({ name: entry.name, file: path.join(languageHostSource, entry.name) }));
+  const helpers = RUNTIME_HELPERS.map((file) => ({ name: path.basename(file), file }));
+  return [...own, ...helpers].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /**
@@ -53,12 +66,13 @@ function languageHostRoot(versionDir) {
   // The dynamic provider's launcher is installed into the same bin folder, so it names it too.
   const launchers = fs
     .readdirSync(path.join(languageHostSource, "dynamic-provider"))
-    .map((name) => `dynamic-provider/${name}`);
-  for (const name of [...languageHostFiles(), ...launchers.sort()]) {
-    hash
-      .update(`${name}\0`)
-      .update(fs.readFileSync(path.join(languageHostSource, name)))
-      .update("\0");
+    .sort()
+    .map((name) => ({
+      name: `dynamic-provider/${name}`,
+      file: path.join(languageHostSource, "dynamic-provider", name),
+    }));
+  for (const { name, file } of [...languageHostFiles(), ...launchers]) {
+    hash.update(`${name}\0`).update(fs.readFileSync(file)).update("\0");
   }
   return path.join(versionDir, "hosts", hash.digest("hex").slice(0, 16));
 }
@@ -202,9 +216,7 @@ export async function languageHostBin(version, coreBinDir) {
     const hostBuildDir = path.join(buildDir, "language-host");
     fs.rmSync(hostBuildDir, { recursive: true, force: true });
     fs.mkdirSync(hostBuildDir);
-    for (const name of languageHostFiles()) {
-      fs.copyFileSync(path.join(languageHostSource, name), path.join(hostBuildDir, name));
-    }
+    for (const { name, file } of languageHostFiles()) fs.copyFileSync(file, path.join(hostBuildDir, name));
     await run(
       [
         "build",

@@ -13,7 +13,15 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { withLock } from "./cache-lock.mjs";
-import { fromGoBuild, goVersionProblem, languageHostBin, MIN_GO, prepareYamlHost, tryOutput } from "./go-build.mjs";
+import {
+  fromGoBuild,
+  goVersionProblem,
+  languageHostBin,
+  MIN_GO,
+  prepareYamlHost,
+  RUNTIME_HELPERS,
+  tryOutput,
+} from "./go-build.mjs";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OFFICIAL_HOST = "https://get.pulumi.com";
@@ -61,12 +69,10 @@ function onPath(name) {
  * @param {string} binDir
  */
 function installDynamicProviderLauncher(binDir) {
-  const hostSource = path.join(repoRoot, "tools", "language-host");
-  // The helpers first: the launcher requires them (and goes on without the deferral).
-  installFile(path.join(hostSource, "defer-modules.cjs"), path.join(binDir, "pulumi-proxy-defer-modules.cjs"));
-  installFile(path.join(hostSource, "engine-watch.cjs"), path.join(binDir, "pulumi-proxy-engine-watch.cjs"));
+  // The helpers first (the package's own, provider/process/): the launcher requires them (and goes on without the deferral).
+  for (const helper of RUNTIME_HELPERS) installFile(helper, path.join(binDir, `pulumi-proxy-${path.basename(helper)}`));
   installFile(
-    path.join(hostSource, "dynamic-provider", "pulumi-resource-pulumi-nodejs.cjs"),
+    path.join(repoRoot, "tools", "language-host", "dynamic-provider", "pulumi-resource-pulumi-nodejs.cjs"),
     path.join(binDir, "pulumi-resource-pulumi-nodejs"),
   );
 }

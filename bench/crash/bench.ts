@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
-import type { RecoverReport } from "../../cli/recoverSteps";
+import type { RecoverReport } from "../../cli/recover/steps";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { auditCrash, type CrashAudit, type Intent } from "./audit";
 import { type CliResult, CliStack, type Deployment } from "./cliStack";

@@ -2,7 +2,7 @@ import type { Deployment, Stack } from "@pulumi/pulumi/automation";
 import { rotationDueAt, secretSetAt } from "../../provider/apiKey/schema";
 import { kindOfType } from "../../provider/kinds";
 import type { ProxyClient } from "../../sdk";
-import { coverageOf, type Walked, walkedFrom } from "../coverageReport";
+import { coverageOf, type Walked, walkedFrom } from "../coverage/report";
 import { detectDrift } from "../drift";
 import { describeFailure } from "../stack";
 import { type AccountData, isReadable } from "./collect";

@@ -2,32 +2,56 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { outsideFolder } from "../support/outside";
-import { createTestStack, REPO_ROOT, type TestStack } from "../support/pulumi";
+import { REPO_ROOT } from "../support/pulumi";
+import { shellBlocks, substitute } from "../support/readmeBlocks";
+import { runShell } from "../support/shell";
+import { packedTarball } from "../support/tarball";
 
 const exec = promisify(execFile);
 const MAIN = path.join(REPO_ROOT, "dist", "cli", "main.js");
 
+/** The README's "Run it" block, the one that installs and runs the program. */
+function runItBlock(): string {
+  const readme = path.join(REPO_ROOT, "examples", "python-quickstart", "README.md");
+  const block = shellBlocks(readme).find((candidate) => candidate.script.includes("pulumi stack init dev"));
+  if (!block) throw new Error(`${readme}: no block runs \`pulumi stack init dev\``);
+  return block.script;
+}
+
 /**
- * examples/python-quickstart as its README runs it: a copy of the folder, `pulumi install` (the
- * project's Python language host makes the virtual environment Pulumi.yaml names), the wheel the
- * package ships, the plugin, then the real CLI and pulumi-proxy's own commands on the stack.
+ * examples/python-quickstart as its README runs it: a copy of the folder, then the README's block word
+ * for word (the tarball, `pulumi install`, the wheel, the plugin, a backend in the folder, the stack,
+ * `pulumi up`) in a user's environment, then the real CLI and pulumi-proxy's own commands on the stack.
  */
 describe("examples/python-quickstart through the Pulumi CLI", () => {
   const outside = outsideFolder();
   const app = path.join(outside.dir, "python-quickstart");
+  /** The reader's own Pulumi home: their login and plugins. */
+  const userHome = path.join(outside.dir, "pulumi-home");
   let server: ReferenceServer;
-  let harness: TestStack;
+  let stack: Stack;
   let api: ProxyClient;
   let userId = "";
 
-  const env = () => ({ ...process.env, ...harness.envVars, PATH: `${inject("pulumiBinDir")}:${process.env.PATH}` });
-  const pulumi = (args: string[], stack = ["--stack", harness.stackName]) =>
-    exec("pulumi", [...args, ...stack, "--non-interactive"], { cwd: app, env: env() });
-  const proxyCli = (args: string[]) => exec(process.execPath, [MAIN, ...args], { cwd: app, env: env() });
+  /** The shell the README's commands ran in, plus the backend its `export` set. */
+  const env = () => ({
+    ...process.env,
+    PULUMI_HOME: userHome,
+    PULUMI_CONFIG_PASSPHRASE: "python-quickstart",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    // What a user confirms with "yes" at `pulumi up`'s prompt.
+    PULUMI_SKIP_CONFIRMATIONS: "true",
+    PATH: `${inject("pulumiBinDir")}:${process.env.PATH}`,
+  });
+  const stackEnv = () => ({ ...env(), PULUMI_BACKEND_URL: `file://${app}` });
+  const pulumi = (args: string[]) =>
+    exec("pulumi", [...args, "--stack", "dev", "--non-interactive"], { cwd: app, env: stackEnv() });
+  const proxyCli = (args: string[]) => exec(process.execPath, [MAIN, ...args], { cwd: app, env: stackEnv() });
   /** A command's output whatever its exit code, with the code. */
   const settled = async (run: Promise<{ stdout: string; stderr: string }>) =>
     run.then(
@@ -42,24 +66,37 @@ describe("examples/python-quickstart through the Pulumi CLI", () => {
     });
     server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
     api = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
-    harness = await createTestStack({
-      workDir: app,
-      config: { "proxy:apiUrl": { value: server.url }, "proxy:apiKey": { value: server.rootKey, secret: true } },
-      envVars: { PULUMI_IGNORE_AMBIENT_PLUGINS: "true" },
-    });
-    await pulumi(["install"], []);
-    const wheel = (await proxyCli(["sdk", "python"])).stdout.trim();
-    await exec(path.join(app, "venv", "bin", "pip"), ["install", "--quiet", wheel], { cwd: app });
-    await proxyCli(["provider", "install"]);
-  });
+    const script = substitute(runItBlock(), { url: server.url, key: server.rootKey }).replaceAll(
+      "/path/to/pulumi-proxy-0.1.0.tgz",
+      await packedTarball(),
+    );
+    // npm takes package metadata from its cache where it has it, as on a machine that installed before;
+    // and npx never fetches a package the folder lacks (the registry's `pulumi-proxy` is not this one).
+    const npmEnv = { npm_config_prefer_offline: "true", npm_config_yes: "false" };
+    const run = await runShell(["-euo", "pipefail"], script, app, { ...env(), ...npmEnv });
+    if (run.code !== 0) throw new Error(`the README's block exited ${run.code}:\n${run.output.slice(-4_000)}`);
+    stack = await LocalWorkspace.selectStack(
+      { stackName: "dev", workDir: app },
+      { envVars: stackEnv(), pulumiCommand: await PulumiCommand.get({ root: path.dirname(inject("pulumiBinDir")) }) },
+    );
+    // The first test file to ask for the tarball packs it (a full build); on a loaded machine that and
+    // the README's installs take more than the default five minutes.
+  }, 600_000);
   afterAll(async () => {
-    await harness?.cleanup();
     await server?.close();
     outside.cleanup();
   });
 
-  it("creates the quickstart's user, key and address from Python, secrets as secrets", async () => {
-    const result = await harness.stack.up();
+  it("leaves the Node package's files and the stack's state in the folder, and the reader's login alone", () => {
+    for (const file of ["package.json", "package-lock.json", "node_modules/pulumi-proxy", ".pulumi/stacks"]) {
+      expect(fs.existsSync(path.join(app, file)), file).toBe(true);
+    }
+    // `pulumi login` (--local or any other) records the login in the Pulumi home for every later command.
+    expect(fs.existsSync(path.join(userHome, "credentials.json"))).toBe(false);
+  });
+
+  it("created the quickstart's user, key and address from Python, secrets as secrets", async () => {
+    const result = { outputs: await stack.outputs() };
     const user = result.outputs.proxyUser?.value as { id: string; limits: Record<string, number> };
     userId = user.id;
     expect(await api.proxyUsers.get(userId)).toMatchObject({
@@ -69,7 +106,7 @@ describe("examples/python-quickstart through the Pulumi CLI", () => {
     expect(result.outputs.apiKeySecret?.secret).toBe(true);
     expect(result.outputs.proxyUserPassword?.secret).toBe(true);
     expect(result.outputs.ip?.value).toMatchObject({ city: "new york", health: "good" });
-    expect((await harness.stack.preview({ expectNoChanges: true })).changeSummary).toEqual({ same: 4 });
+    expect((await stack.preview({ expectNoChanges: true })).changeSummary).toEqual({ same: 4 });
   });
 
   it("shows an out-of-band change in preview --refresh --diff, drift and plan", async () => {
@@ -78,10 +115,10 @@ describe("examples/python-quickstart through the Pulumi CLI", () => {
     expect(stdout).toMatch(/~ proxy:index:ProxyUser: \(update\)[\s\S]*~ dailyGb\s*: 9 => 5/);
     expect((await settled(pulumi(["preview", "--refresh", "--expect-no-changes"]))).code).not.toBe(0);
 
-    const drift = await settled(proxyCli(["drift", "--stack", harness.stackName]));
+    const drift = await settled(proxyCli(["drift", "--stack", "dev"]));
     expect(drift.code).toBe(2);
     expect(drift.stdout).toMatch(/scraper \(proxy:index:ProxyUser\)\s+limits\.dailyGb\s+5 → 9\s+update/);
-    const plan = await settled(proxyCli(["plan", "--stack", harness.stackName, "--refresh"]));
+    const plan = await settled(proxyCli(["plan", "--stack", "dev", "--refresh"]));
     expect(plan.code).toBe(2);
     expect(plan.stdout).toContain("quickstart-scraper daily ceiling LOWERED: 9 GB → 5 GB");
   });
@@ -95,11 +132,11 @@ describe("examples/python-quickstart through the Pulumi CLI", () => {
     expect(code).toMatch(/legacy = proxy\.ProxyUser\("legacy",[\s\S]*name="legacy"\)/);
     // The program takes the generated code as it is: its imports are the program's own.
     fs.appendFileSync(path.join(app, "__main__.py"), `\n${code}`);
-    expect((await harness.stack.preview({ expectNoChanges: true })).changeSummary).toEqual({ same: 5 });
+    expect((await stack.preview({ expectNoChanges: true })).changeSummary).toEqual({ same: 5 });
   });
 
   it("destroys everything it manages", async () => {
-    await harness.stack.destroy();
+    await stack.destroy();
     const left = [];
     for await (const user of api.proxyUsers.list()) left.push(user.name);
     for await (const key of api.keys.list()) left.push(key.name);

@@ -26,6 +26,8 @@ const PROBE = `
   });
 `;
 
+// In the repository (the probe resolves @pulumi/pulumi from there); a fresh clone has no .pulumi-proxy/ yet.
+fs.mkdirSync(path.join(REPO_ROOT, ".pulumi-proxy"), { recursive: true });
 const probeDir = fs.mkdtempSync(path.join(REPO_ROOT, ".pulumi-proxy", "defer-probe-"));
 afterAll(() => fs.rmSync(probeDir, { recursive: true, force: true }));
 
@@ -43,7 +45,7 @@ describe("the deferred modules of @pulumi/pulumi", () => {
 
   it("are deferred by the helper provisioning installs beside the launcher, as the launcher calls it", () => {
     expect(fs.readFileSync(helper, "utf8")).toBe(
-      fs.readFileSync(path.join(REPO_ROOT, "tools", "language-host", "defer-modules.cjs"), "utf8"),
+      fs.readFileSync(path.join(REPO_ROOT, "provider", "process", "defer-modules.cjs"), "utf8"),
     );
     const call = `require(${JSON.stringify(helper)}).deferPulumiModules(require.resolve("@pulumi/pulumi"));`;
     expect(run(["-e", call + PROBE])).toEqual(expected);
@@ -57,7 +59,7 @@ describe("the deferred modules of @pulumi/pulumi", () => {
 
   it("are deferred through the package's own export, as the native plugin calls it at its start", () => {
     expect(require.resolve("pulumi-proxy/defer-modules")).toBe(
-      path.join(REPO_ROOT, "tools", "language-host", "defer-modules.cjs"),
+      path.join(REPO_ROOT, "provider", "process", "defer-modules.cjs"),
     );
     const call = `require("pulumi-proxy/defer-modules").deferPulumiModules(require.resolve("@pulumi/pulumi"));`;
     expect(run(["-e", call + PROBE])).toEqual(expected);

@@ -13,7 +13,7 @@ import { type CliWorkspace, cliWorkspace, processesMarked, pulumi, startPulumi }
  * and outlived it, the provider holding some 200 MB for ever. Now the host health-checks the engine
  * (tools/language-host/main.go) and so does the provider's launcher
  * (tools/language-host/dynamic-provider/), each about once a second, and so does the native plugin
- * (tools/language-host/engine-watch.cjs, shared with the launcher). The YAML host is upstream's,
+ * (provider/process/engine-watch.cjs, shared with the launcher). The YAML host is upstream's,
  * run under ours (tools/language-host/yaml.go), whose watch stops it too.
  */
 const LEFTOVERS_GONE_WITHIN_MS = 60_000;

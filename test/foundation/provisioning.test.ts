@@ -39,7 +39,7 @@ function finishedCache(root: string): string {
   fs.mkdirSync(coreBin, { recursive: true });
   fs.symlinkSync(path.join(realBin, "pulumi"), path.join(coreBin, "pulumi"));
   fs.writeFileSync(path.join(coreBin, ".provisioned.json"), JSON.stringify({ version: VERSION, source: "go-build" }));
-  // The language host folder is named after the hash of tools/language-host; the suite's real one has that name.
+  // The language host folder is named after the hash of its sources (tools/language-host, provider/process); the suite's real one has that name.
   const hostBin = path.join(versionDir, "hosts", path.basename(path.dirname(realBin)), "bin");
   fs.mkdirSync(hostBin, { recursive: true });
   // Everything a finished build leaves there (the language host under each name, Python's harness) but pulumi.

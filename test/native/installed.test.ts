@@ -59,7 +59,7 @@ describe("the native provider, installed from the tarball outside the repository
     outside.cleanup();
   });
 
-  it("runs after `npx pulumi-proxy provider install`, with no download and no change to PATH", async () => {
+  it("runs after `npx pulumi-proxy provider install`, with no download and no change to PATH; npx's PATH stays out of the CLI's engines", async () => {
     if (!user) throw new Error("the user's folder was not set up");
     const { server, harness } = user;
     // PATH as a user's: pulumi and node, nothing of this repository.
@@ -73,6 +73,34 @@ describe("the native provider, installed from the tarball outside the repository
     const api = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
     expect(await api.proxyUsers.get(userId)).toMatchObject({ name: "scraper", limits: { daily_gb: 2 } });
     expect((await harness.stack.preview()).changeSummary).toEqual({ same: 2 });
+
+    // The user's own environment (plugins on PATH not ignored): `npx` puts the package's
+    // node_modules/.bin, which holds `pulumi-resource-proxy`, on PATH. The engines the commands start
+    // must not see it there: they run the plugin the install put in the cache, without a warning.
+    const { PULUMI_IGNORE_AMBIENT_PLUGINS: _ignored, ...stackEnv } = harness.envVars;
+    const userEnv = { ...process.env, ...stackEnv, PATH: userPath };
+    const npx = (args: string[]) =>
+      exec("npx", ["--no", "pulumi-proxy", ...args, "--stack", harness.stackName], { cwd: app, env: userEnv });
+    const recovered = await npx(["recover", "--up"]);
+    expect(recovered.stdout).toContain("ran `pulumi up`");
+    expect(`${recovered.stdout}${recovered.stderr}`).not.toMatch(/pulumi-resource-proxy from \$PATH/);
+    expect((await npx(["drift"])).stdout).toContain("No drift");
+
+    // README, "Native provider": the code `pulumi import --out imported.ts` writes is a module of its
+    // own, which index.ts imports; the program type-checks (TypeScript, not transpile-only) and previews clean.
+    const legacy = await api.proxyUsers.create({ name: "legacy" });
+    const resources = [{ type: "proxy:index:ProxyUser", name: "legacy", id: legacy.id }];
+    fs.writeFileSync(path.join(app, "resources.json"), JSON.stringify({ resources }));
+    const importArgs = ["import", "--file", "resources.json", "--out", "imported.ts", "--protect=false", "--yes"];
+    await exec("pulumi", [...importArgs, "--stack", harness.stackName, "--non-interactive"], {
+      cwd: app,
+      env: { ...process.env, ...harness.envVars },
+    });
+    expect(fs.readFileSync(path.join(app, "imported.ts"), "utf8")).toContain(
+      'import * as proxy from "pulumi-proxy/native";',
+    );
+    fs.writeFileSync(path.join(app, "index.ts"), `import "./imported";\n${PROGRAM}`);
+    expect((await harness.stack.preview({ expectNoChanges: true })).changeSummary).toEqual({ same: 3 });
     await harness.stack.destroy();
     const left = [];
     for await (const user of api.proxyUsers.list()) left.push(user.id);

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ImportFile } from "../../cli/coverageImport";
+import type { ImportFile } from "../../cli/coverage/importFile";
 import { ApiKey, IpAllocation, ProxyUser } from "../../provider";
 import { ProxyClient } from "../../sdk";
 import { type ProviderFixture, providerFixture } from "../support/fixture";

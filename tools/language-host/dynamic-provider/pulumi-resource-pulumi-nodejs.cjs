@@ -13,7 +13,7 @@
 "use strict";
 
 const path = require("node:path");
-// Provisioning installs the watchdog beside this file (tools/language-host/engine-watch.cjs).
+// Provisioning installs the watchdog beside this file (provider/process/engine-watch.cjs, the package's own).
 const { watchEngine } = require(path.join(__dirname, "pulumi-proxy-engine-watch.cjs"));
 
 let providerPath;

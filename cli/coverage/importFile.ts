@@ -1,7 +1,7 @@
 import type { Deployment } from "@pulumi/pulumi/automation";
-import { kindOfType } from "../provider/kinds";
-import { KINDS } from "../provider/native/kinds";
-import type { CoverageReport, ImportEntry } from "./coverageReport";
+import { kindOfType } from "../../provider/kinds";
+import { KINDS } from "../../provider/native/kinds";
+import type { CoverageReport, ImportEntry } from "./report";
 
 /** How the engine spells a dynamic resource's type: `pulumi-nodejs:dynamic/proxy:ProxyUser`. */
 const DYNAMIC_PREFIX = "pulumi-nodejs:dynamic/";

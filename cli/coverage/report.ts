@@ -1,7 +1,7 @@
 import type { Deployment } from "@pulumi/pulumi/automation";
-import { kindOfType } from "../provider/kinds";
-import { KINDS, type NativeKind } from "../provider/native/kinds";
-import type { ProxyClient } from "../sdk";
+import { kindOfType } from "../../provider/kinds";
+import { KINDS, type NativeKind } from "../../provider/native/kinds";
+import type { ProxyClient } from "../../sdk";
 
 /** Scopes that let a key spend the balance or mint keys: such a key outside any stack is a security finding. */
 export const POWERFUL_SCOPES = ["billing:write", "keys:write"] as const;
@@ -20,6 +20,10 @@ export interface KindCoverage {
   type: string;
   /** The native token the import file uses: `proxy:index:ProxyUser`. */
   token: string;
+  /**
+   * What the account holds of this kind, the stack's own credential left out (it is never imported):
+   * always `managed + unmanaged.length`, in the JSON and in the text alike.
+   */
   total: number;
   managed: number;
   /** Objects no resource of the stack holds, the stack's own credential left out. */
@@ -134,7 +138,7 @@ export async function coverageOf(
     return {
       type: kind.name,
       token: kind.token,
-      total: items.length,
+      total: items.length - (own ? 1 : 0),
       managed: items.length - unmanaged.length,
       unmanaged: unmanaged.filter((item) => item !== own),
       goneFromAccount: [...ids].filter((id) => !present.has(id)).sort(),
@@ -142,7 +146,7 @@ export async function coverageOf(
     };
   });
   const findings = kinds.flatMap((kind) => kind.unmanaged.filter(isPowerful));
-  const counted = kinds.reduce((sum, kind) => sum + kind.total, 0) - (credential ? 1 : 0);
+  const counted = kinds.reduce((sum, kind) => sum + kind.total, 0);
   const open = kinds.reduce((sum, kind) => sum + kind.unmanaged.length, 0);
   const percent = counted === 0 ? 100 : Math.floor(((counted - open) / counted) * 1000) / 10;
   return { stack, kinds, findings, ...(credential ? { credential } : {}), percent };

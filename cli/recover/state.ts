@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { accountHome } from "./pulumiCli";
+import { accountHome } from "../pulumiCli";
 
 /**
  * What a killed `pulumi up` or `destroy` leaves behind, read from the backend itself: the lock, the

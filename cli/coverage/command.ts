@@ -1,8 +1,6 @@
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-import { clientFor } from "../provider/settings";
-import { importFileOf, movingFileOf } from "./coverageImport";
-import { type CoverageReport, coverageOf, POWERFUL_SCOPES, stateNames } from "./coverageReport";
+import { clientFor } from "../../provider/settings";
 import {
   ENVIRONMENT_USAGE,
   parseOrExplain,
@@ -14,7 +12,9 @@ import {
   stackSettings,
   stackTarget,
   UsageError,
-} from "./stack";
+} from "../stack";
+import { importFileOf, movingFileOf } from "./importFile";
+import { type CoverageReport, coverageOf, POWERFUL_SCOPES, stateNames } from "./report";
 
 const USAGE = `usage: pulumi-proxy coverage --stack <name> [--cwd <dir>] [--import-file <file> [--moving]] [--json] [--pulumi-root <dir>]
 
@@ -99,10 +99,8 @@ export function formatCoverageText(report: CoverageReport, importFile: string | 
   lines.push(`Coverage of stack ${report.stack}: ${report.percent} % of the account's objects are managed.`);
   for (const kind of report.kinds) {
     const gone = kind.goneFromAccount.length > 0 ? `, ${kind.goneFromAccount.length} in state but gone` : "";
-    // Out of what is counted: the stack's own credential is in `total` (the account holds it) but not here.
-    const counted = kind.managed + kind.unmanaged.length;
     lines.push(
-      `  ${kind.type.padEnd(13)} ${kind.managed}/${counted} managed, ${kind.unmanaged.length} unmanaged${gone}`,
+      `  ${kind.type.padEnd(13)} ${kind.managed}/${kind.total} managed, ${kind.unmanaged.length} unmanaged${gone}`,
     );
   }
   if (report.credential) {

@@ -1,5 +1,4 @@
 import { parseArgs } from "node:util";
-import { type RecoverArgs, type RecoverReport, RecoveryError, recoverStack } from "./recoverSteps";
 import {
   describeFailure,
   ENVIRONMENT_USAGE,
@@ -8,7 +7,8 @@ import {
   STACK_USAGE,
   stackTarget,
   UsageError,
-} from "./stack";
+} from "../stack";
+import { type RecoverArgs, type RecoverReport, RecoveryError, recoverStack } from "./steps";
 
 export const RECOVER_USAGE = `usage: pulumi-proxy recover --stack <name> [--cwd <dir>] [--up | --destroy] [--json] [--pulumi-root <dir>]
 

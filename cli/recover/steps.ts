@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
-import { type LocatedCli, locatePulumi } from "./pulumiCli";
+import { enginePath, type LocatedCli, locatePulumi } from "../pulumiCli";
+import { describeFailure, type StackTarget } from "../stack";
 import {
   checkpointSidecars,
   decide,
@@ -13,11 +13,10 @@ import {
   type PendingOperation,
   pendingOperations,
   projectName,
-} from "./recoverState";
-import { describeFailure, type StackTarget } from "./stack";
+} from "./state";
 
 /**
- * The steps of `pulumi-proxy recover` (usage in recover.ts): each is decided from what the backend
+ * The steps of `pulumi-proxy recover` (usage in command.ts): each is decided from what the backend
  * holds, taken with the user's own CLI, and reported with its reason as it is taken.
  */
 
@@ -53,10 +52,7 @@ interface PulumiResult {
 
 /** One `pulumi` command on the stack, its output echoed to the log as it comes (a CI log shows progress). */
 function runPulumi(cli: LocatedCli, cwd: string, args: string[], echo: boolean): Promise<PulumiResult> {
-  const env = {
-    ...process.env,
-    ...(cli.binDir ? { PATH: `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}` } : {}),
-  };
+  const env = { ...process.env, PATH: enginePath(cli) };
   return new Promise((resolve, reject) => {
     const child = spawn(cli.command.command, [...args, "--non-interactive"], { cwd, env });
     let stdout = "";
