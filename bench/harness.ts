@@ -12,8 +12,11 @@ import { descendantsOf } from "./crash/processTree";
  */
 
 export const REPO_ROOT = path.resolve(__dirname, "..", "..");
-/** Kept apart from the tests' `.pulumi-proxy/stacks`: see install.ts. */
-export const BENCH_ROOT = path.join(REPO_ROOT, ".pulumi-proxy", "bench");
+/**
+ * Kept apart from the tests' `.pulumi-proxy/stacks`: see install.ts. `PULUMI_PROXY_BENCH_DIR` names
+ * another folder beside it, so that two bench runs at once do not reinstall each other's package.
+ */
+export const BENCH_ROOT = path.join(REPO_ROOT, ".pulumi-proxy", process.env.PULUMI_PROXY_BENCH_DIR ?? "bench");
 export const STACKS_DIR = path.join(BENCH_ROOT, "stacks");
 
 /** Provisions (or finds) the pinned CLI; its folder must come first on PATH for every run. */
