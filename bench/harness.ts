@@ -62,17 +62,22 @@ export class WindowClock implements Clock {
   }
 }
 
-/** Peak resident memory (VmHWM) of dynamic-provider processes started below this process. */
+/** A process below this one whose command line (arguments joined by spaces) `matches`: by default the dynamic-provider process. */
+export type ProcessMatch = (cmdline: string) => boolean;
+
+/** Peak resident memory (VmHWM) of the processes below this one that match (dynamic-provider processes by default). */
 export class ProviderMemory {
   #peakKb = 0;
   #timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly matches: ProcessMatch = (cmdline) => cmdline.includes("cmd/dynamic-provider")) {}
 
   start(): void {
     this.#peakKb = 0;
     this.#timer = setInterval(() => this.#sample(), 200);
   }
 
-  /** Peak in MiB since `start`; 0 if no provider process was seen. */
+  /** Peak in MiB since `start`; 0 if no matching process was seen. */
   stop(): number {
     this.#sample();
     clearInterval(this.#timer);
@@ -81,8 +86,7 @@ export class ProviderMemory {
 
   #sample(): void {
     for (const pid of descendantsOf(process.pid)) {
-      const cmdline = readProc(pid, "cmdline").replace(/\0/g, " ");
-      if (!cmdline.includes("cmd/dynamic-provider")) continue;
+      if (!this.matches(readProc(pid, "cmdline").replace(/\0/g, " "))) continue;
       const hwm = /VmHWM:\s+(\d+) kB/.exec(readProc(pid, "status"))?.[1];
       if (hwm) this.#peakKb = Math.max(this.#peakKb, Number(hwm));
     }

@@ -1,10 +1,8 @@
 import { execFileSync } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
 import { startReferenceServer } from "../server";
-import { descendantsOf } from "./crash/processTree";
 import { WINDOW_MS, windowFloorSeconds } from "./floors";
-import { createBenchStack, REPO_ROOT, timed, WindowClock } from "./harness";
+import { createBenchStack, ProviderMemory, REPO_ROOT, timed, WindowClock } from "./harness";
 import type { Installed } from "./install";
 import { type Measured, phase, RATE_LIMIT_PER_MINUTE, RequestSpan } from "./phase";
 import { realProgram } from "./programs";
@@ -44,40 +42,8 @@ export interface ScaleFigures {
   timeline: { up: number[]; destroy: number[] };
 }
 
-/** Peak VmHWM of processes below this one whose command line `matches`, in MiB. */
-class PeakMemory {
-  #peakKb = 0;
-  #timer: NodeJS.Timeout | undefined;
-  constructor(private readonly matches: (argv0: string, cmdline: string) => boolean) {}
-  start(): void {
-    this.#peakKb = 0;
-    this.#timer = setInterval(() => this.#sample(), 500);
-  }
-  stop(): number {
-    this.#sample();
-    clearInterval(this.#timer);
-    return Math.round(this.#peakKb / 1024);
-  }
-  #sample(): void {
-    for (const pid of descendantsOf(process.pid)) {
-      const cmdline = read(`/proc/${pid}/cmdline`).split("\0");
-      if (!this.matches(cmdline[0] ?? "", cmdline.join(" "))) continue;
-      const hwm = /VmHWM:\s+(\d+) kB/.exec(read(`/proc/${pid}/status`))?.[1];
-      if (hwm) this.#peakKb = Math.max(this.#peakKb, Number(hwm));
-    }
-  }
-}
-
-function read(file: string): string {
-  try {
-    return fs.readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
-}
-
-const engineMemory = () => new PeakMemory((argv0) => path.basename(argv0) === "pulumi");
-const pluginMemory = () => new PeakMemory((_argv0, cmdline) => cmdline.includes("pulumi-resource-proxy"));
+const engineMemory = () => new ProviderMemory((cmdline) => path.basename(cmdline.split(" ")[0] ?? "") === "pulumi");
+const pluginMemory = () => new ProviderMemory((cmdline) => cmdline.includes("pulumi-resource-proxy"));
 
 function log(message: string): void {
   process.stdout.write(`  ${message}\n`);
