@@ -12,8 +12,8 @@ import { realProgram } from "./programs";
  * requests a minute, with the engine's checkpoints and with `PULUMI_SKIP_CHECKPOINTS=true`: up,
  * preview, refresh and destroy, each against the window floor (60 s × (⌈R / 600⌉ − 1) from the phase's
  * first request), with the engine's and the plugin's peak memory and the state's size. A run with
- * checkpoints that would take well over 30 minutes is not run: it is extrapolated from the N=2,000
- * run's own timeline (see `extrapolate`).
+ * checkpoints that would take well over 30 minutes on this shared machine is not run: it is
+ * extrapolated from the N=1,000 run's own timeline (see `extrapolate`).
  */
 
 export type CheckpointMode = "skip" | "default";
@@ -43,7 +43,9 @@ export interface ScaleFigures {
 }
 
 const engineMemory = () => new ProviderMemory((cmdline) => path.basename(cmdline.split(" ")[0] ?? "") === "pulumi");
-const pluginMemory = () => new ProviderMemory((cmdline) => cmdline.includes("pulumi-resource-proxy"));
+// The plugin `pulumi-proxy provider install` puts in the plugin cache starts the package's native/main.js.
+const pluginMemory = () =>
+  new ProviderMemory((cmdline) => cmdline.includes("pulumi-resource-proxy") || cmdline.includes("native/main.js"));
 
 function log(message: string): void {
   process.stdout.write(`  ${message}\n`);

@@ -70,13 +70,15 @@ describe(`a stack of 200 without checkpoints, killed at random points (seed ${SE
     if (phase === changeAll) expect(swaps()).toEqual(Array(SHAPE.ips).fill(1));
   });
 
-  // Killed once half the addresses are allocated (or swapped): the engine starts the users first, so
-  // by then the killed run has made objects of every kind, or swapped addresses, that nothing records.
-  const halfTheAddresses = { create: "POST /v1/ips", replace: "POST /v1/ips/{ip}/replace" } as Record<string, string>;
+  // Killed once a drawn number of addresses is allocated (or swapped): the engine starts the users
+  // first, so by then the killed run has made objects of every kind, or swapped addresses, that
+  // nothing records.
+  const addressWrite = { create: "POST /v1/ips", replace: "POST /v1/ips/{ip}/replace" } as Record<string, string>;
   it.each([create, changeAll])(
     "is recovered 25 hours after a kill while it runs $name, when the API replays nothing",
     async (phase) => {
-      const route = halfTheAddresses[phase.name] as string;
+      const route = addressWrite[phase.name] as string;
+      const addresses = 1 + Math.floor(draw() * (SHAPE.ips - 1));
       const point = phase.writes;
       let swappedAtKill = 0;
       const row = await killAndRecover(server, stack, phase, point, intent, SHAPE, {
@@ -85,7 +87,7 @@ describe(`a stack of 200 without checkpoints, killed at random points (seed ${SE
           clock.advance(DAY_MS + HOUR_MS);
         },
         note: "25 h later",
-        killWhen: (seen) => (seen[route] ?? 0) >= SHAPE.ips / 2,
+        killWhen: (seen) => (seen[route] ?? 0) >= addresses,
       });
       if (phase === create) expect(row.unheardAtKill, "the kill left objects no state records").not.toBe(0);
       else expect(swappedAtKill, "the kill left swapped addresses no state records").toBeGreaterThan(0);
@@ -96,11 +98,8 @@ describe(`a stack of 200 without checkpoints, killed at random points (seed ${SE
     },
   );
 
-  it("then has nothing left to change, and destroys to an empty account", async () => {
+  it("then has nothing left to change", async () => {
     const quiet = await stack.run(["preview", "--expect-no-changes", "--stack", stack.stackName]);
     expect(quiet.code, tail(quiet)).toBe(0);
-    const destroyed = await stack.run(["destroy", "--yes", "--skip-preview", "--stack", stack.stackName]);
-    expect(destroyed.code, tail(destroyed)).toBe(0);
-    expect(held()).toEqual([0, 0, 0]);
   });
 });
