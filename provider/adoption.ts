@@ -10,8 +10,8 @@ import fs from "node:fs";
  * `pulumi-proxy recover` hands the `up` it runs an adoption plan (a JSON file named by
  * `PULUMI_PROXY_ADOPTION_PLAN`): when the stack's last completed update ended, and every id the state
  * holds. An object created since then that the state does not hold was made by a killed run; a create
- * whose inputs it matches takes it over instead of creating (each kind says how: adoptByKind in the
- * descriptors), and no two resources take the same object.
+ * whose inputs it matches takes it over instead of creating (each kind's `create` says how), and no
+ * two resources take the same object.
  */
 
 export const ADOPTION_PLAN_ENV = "PULUMI_PROXY_ADOPTION_PLAN";
