@@ -12,8 +12,11 @@ import { descendantsOf } from "./crash/processTree";
  */
 
 export const REPO_ROOT = path.resolve(__dirname, "..", "..");
-/** Kept apart from the tests' `.pulumi-proxy/stacks`: see install.ts. */
-export const BENCH_ROOT = path.join(REPO_ROOT, ".pulumi-proxy", "bench");
+/**
+ * Kept apart from the tests' `.pulumi-proxy/stacks`: see install.ts. `PULUMI_PROXY_BENCH_DIR` names
+ * another folder beside it, so that two bench runs at once do not reinstall each other's package.
+ */
+export const BENCH_ROOT = path.join(REPO_ROOT, ".pulumi-proxy", process.env.PULUMI_PROXY_BENCH_DIR ?? "bench");
 export const STACKS_DIR = path.join(BENCH_ROOT, "stacks");
 
 /** Provisions (or finds) the pinned CLI; its folder must come first on PATH for every run. */
@@ -59,17 +62,22 @@ export class WindowClock implements Clock {
   }
 }
 
-/** Peak resident memory (VmHWM) of dynamic-provider processes started below this process. */
+/** A process below this one whose command line (arguments joined by spaces) `matches`: by default the dynamic-provider process. */
+export type ProcessMatch = (cmdline: string) => boolean;
+
+/** Peak resident memory (VmHWM) of the processes below this one that match (dynamic-provider processes by default). */
 export class ProviderMemory {
   #peakKb = 0;
   #timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly matches: ProcessMatch = (cmdline) => cmdline.includes("cmd/dynamic-provider")) {}
 
   start(): void {
     this.#peakKb = 0;
     this.#timer = setInterval(() => this.#sample(), 200);
   }
 
-  /** Peak in MiB since `start`; 0 if no provider process was seen. */
+  /** Peak in MiB since `start`; 0 if no matching process was seen. */
   stop(): number {
     this.#sample();
     clearInterval(this.#timer);
@@ -78,8 +86,7 @@ export class ProviderMemory {
 
   #sample(): void {
     for (const pid of descendantsOf(process.pid)) {
-      const cmdline = readProc(pid, "cmdline").replace(/\0/g, " ");
-      if (!cmdline.includes("cmd/dynamic-provider")) continue;
+      if (!this.matches(readProc(pid, "cmdline").replace(/\0/g, " "))) continue;
       const hwm = /VmHWM:\s+(\d+) kB/.exec(readProc(pid, "status"))?.[1];
       if (hwm) this.#peakKb = Math.max(this.#peakKb, Number(hwm));
     }

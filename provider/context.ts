@@ -4,6 +4,7 @@ import { type Collection, ReadCoalescer } from "./coalescer";
 /** What a coalesced read needs of a kind (its descriptor has both). */
 type Readable<W extends { id: string }> = { kind: string; collection(client: ProxyClient): Collection<W> };
 
+import { type Adoption, adoptionFromEnvironment } from "./adoption";
 import { type ApiSettings, clientFor } from "./settings";
 
 /**
@@ -16,6 +17,8 @@ export interface ProviderContext {
   /** One object of a kind as the API holds it now (a coalesced read, see coalescer.ts); undefined when gone. */
   read<W extends { id: string }>(descriptor: Readable<W>, id: string): Promise<W | undefined>;
   warn(message: string): void;
+  /** Set in the \`up\` that \`pulumi-proxy recover\` runs: objects a killed run made, to take over (adoption.ts). */
+  adoption?: Adoption;
 }
 
 export function contextFor(settings: ApiSettings, userAgent: string, warn: (message: string) => void): ProviderContext {
@@ -26,9 +29,11 @@ export function contextFor(settings: ApiSettings, userAgent: string, warn: (mess
     writesDone += 1;
   });
   const coalescers = new Map<string, ReadCoalescer<{ id: string }>>();
+  const adoption = adoptionFromEnvironment();
   return {
     client,
     warn,
+    ...(adoption ? { adoption } : {}),
     read(descriptor, id) {
       let coalescer = coalescers.get(descriptor.kind);
       if (!coalescer) {

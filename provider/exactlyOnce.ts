@@ -1,4 +1,5 @@
 import { type AnswerInfo, ConflictError, ErrorCode } from "../sdk";
+import type { Adoption } from "./adoption";
 import { identityOf, MAX_GENERATIONS, type Operation, operationKey, successor } from "./idempotency";
 import { ExplainedError, explain, PartialFailure } from "./shared";
 
@@ -13,6 +14,8 @@ export interface Keyed {
   generation: readonly unknown[];
   /** `ApiKey "ci"`, for messages. */
   label: string;
+  /** In recover's run: the objects other resources of this run took over, which a replay must not name too. */
+  adoption?: Adoption | undefined;
 }
 
 /** The API refused a key used with another body or secret; the error may come explained, its cause the API's. */
@@ -74,6 +77,11 @@ export async function createOnce<T extends R & { id: string }, R>(
           "recover the object, then change them; or rename the resource to create another.",
         { cause: error },
       );
+    }
+    // A replay of an object another resource of recover's run took over (adoption.ts) is theirs now.
+    if (keyed.adoption && !keyed.adoption.take(created.id)) {
+      generation = successor(generation, created.id);
+      continue;
     }
     // Unknown (a client that never reports answers) counts as replayed: reading again is always safe.
     if (!replayed) return { created, current: created };
@@ -138,8 +146,13 @@ export async function changeOnce<T>(
 }
 
 /** The keying of one resource's operation: its identity (the hidden input) and the operation's generation. */
-export function keyedFor(inputs: object, generation: readonly unknown[], label: string): Keyed {
-  return { identity: identityOf(inputs as Record<string, unknown>), generation, label };
+export function keyedFor(
+  inputs: object,
+  generation: readonly unknown[],
+  label: string,
+  adoption?: Adoption | undefined,
+): Keyed {
+  return { identity: identityOf(inputs as Record<string, unknown>), generation, label, adoption };
 }
 
 /**

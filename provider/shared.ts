@@ -76,7 +76,8 @@ export async function explained<T>(
   }
 }
 
-function isNameConflict(error: unknown): boolean {
+/** The API refused a name another object holds (409 `conflict`). */
+export function isNameConflict(error: unknown): boolean {
   return error instanceof ConflictError && error.code === ErrorCode.enum.conflict;
 }
 

@@ -30,6 +30,24 @@ export class ManualClock implements Clock {
   }
 }
 
+/**
+ * The system clock, moved forward on demand: time passes as it does for every other process (the
+ * engine's history, a lock's timestamp), and a test can still jump a day past the idempotency ledger.
+ */
+export class ShiftedClock implements Clock {
+  private offset = 0;
+
+  now(): number {
+    return Date.now() + this.offset;
+  }
+
+  advance(ms: number): void {
+    assertFiniteTime(ms);
+    if (ms < 0) throw new RangeError("a ShiftedClock only moves forward");
+    this.offset += ms;
+  }
+}
+
 function assertFiniteTime(ms: number): void {
   if (!Number.isFinite(ms)) throw new RangeError(`not a finite time in milliseconds: ${ms}`);
 }

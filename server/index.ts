@@ -5,7 +5,7 @@
 
 export { FREE_REPLACEMENTS_PER_MONTH, TERM_PRICE_CENTS } from "../contract/pricing";
 export type { Stats } from "./app";
-export { type Clock, ManualClock } from "./clock";
+export { type Clock, ManualClock, ShiftedClock } from "./clock";
 export type { ServerControl } from "./control";
 export type { FaultOptions, InjectedFault } from "./faults";
 export { BODY_LIMIT_BYTES } from "./http";

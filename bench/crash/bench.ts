@@ -1,140 +1,63 @@
-import { execFile } from "node:child_process";
-import path from "node:path";
-import type { RecoverReport } from "../../cli/recover/steps";
-import { type ReferenceServer, startReferenceServer } from "../../server";
-import { auditCrash, type CrashAudit, type Intent } from "./audit";
-import { type CliResult, CliStack, type Deployment } from "./cliStack";
-import { type MixedShape, type Phase, phases } from "./scenario";
+import { startReferenceServer } from "../../server";
+import type { Intent } from "./audit";
+import { CliStack } from "./cliStack";
+import { type KillRow, killAndRecover, random } from "./kill";
+import { type MixedShape, phases } from "./scenario";
 
 /**
- * `npm run bench -- crash`: a mixed stack killed (SIGKILL to the CLI and all its children) at random
- * points of create, update, rotate, replace and destroy, recovered each time with `pulumi-proxy recover` alone, and
- * audited against the server: orphans, duplicates, extra charges and dead secrets, whose goal is 0.
+ * `npm run bench -- --only crash`: a mixed stack killed (SIGKILL to the CLI and all its children) at
+ * random points of create, update, rotate, replace and destroy, recovered each time with
+ * `pulumi-proxy recover` alone, and audited against the server: orphans, duplicates, extra charges and
+ * dead secrets, whose goal is 0. `crash:kills` runs with the engine's checkpoints, `crash:skip` a
+ * stack of 2,000 with `PULUMI_SKIP_CHECKPOINTS=true`, where a killed run records nothing at all.
  * Then a destroy of a larger stack under 20 % faults, which must converge in one run.
  */
 
 export const CRASH_SHAPE: MixedShape = { users: 8, keys: 6, ips: 4 };
-const CYCLES = 4;
+/** 2,000 objects: 20 kills over four cycles of the five phases. */
+export const SKIP_CHECKPOINTS_SHAPE: MixedShape = { users: 1700, keys: 200, ips: 100 };
 
-export interface KillRow {
-  kill: number;
-  phase: string;
-  point: string;
-  /** Objects the server held that the state did not know, right after the kill. */
-  unheardAtKill: number | "state unreadable";
-  recovery: string;
-  audit: CrashAudit;
+export interface CrashOptions {
+  seed?: number;
+  cycles?: number;
+  shape?: MixedShape;
+  /** Requests a minute the server allows. */
+  rateLimitPerMinute?: number;
+  /** More environment for every run of the stack (PULUMI_SKIP_CHECKPOINTS). */
+  env?: Record<string, string>;
 }
 
 function log(message: string): void {
   process.stdout.write(`  ${message}\n`);
 }
 
-/** A seeded generator, so a run's kill points can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const WRITE = /^(POST|PATCH|DELETE) /;
-
-function writesSeen(server: ReferenceServer): number {
-  return Object.entries(server.stats().byRoute)
-    .filter(([route]) => WRITE.test(route))
-    .reduce((sum, [, count]) => sum + count, 0);
-}
-
-function phaseArgs(stack: CliStack, phase: Phase): string[] {
-  const verb = phase.name === "destroy" ? "destroy" : "up";
-  return [verb, "--yes", "--skip-preview", "--stack", stack.stackName];
-}
-
-/** Starts the phase and kills it once the `point`-th write has reached the server. */
-async function killAt(server: ReferenceServer, stack: CliStack, phase: Phase, point: number): Promise<CliResult> {
-  if (phase.spec) stack.setSpec(phase.spec);
-  server.resetStats();
-  const run = stack.start(phaseArgs(stack, phase));
-  let finished = false;
-  void run.exited.then(() => {
-    finished = true;
+export async function benchCrash(binDir: string, parentDir: string, options: CrashOptions = {}): Promise<KillRow[]> {
+  const { seed = 20_251_122, cycles = 4, shape = CRASH_SHAPE, rateLimitPerMinute = 600 } = options;
+  const server = await startReferenceServer({ rateLimitPerMinute, balanceCents: 100_000_000 });
+  const stack = await CliStack.create({
+    binDir,
+    parentDir,
+    apiUrl: server.url,
+    apiKey: server.rootKey,
+    ...(options.env ? { env: options.env } : {}),
   });
-  while (!finished && writesSeen(server) < point) await new Promise((resolve) => setTimeout(resolve, 2));
-  return run.kill();
-}
-
-const CLI = path.join(__dirname, "..", "..", "cli", "main.js");
-
-/**
- * What the README tells a user to run after a killed run: `pulumi-proxy recover`, naming the killed
- * command as the deploy workflow does. Returns the steps it took, or why it could not recover.
- */
-async function recover(stack: CliStack, phase: Phase): Promise<string> {
-  const verb = phase.name === "destroy" ? "destroy" : "up";
-  const args = [CLI, "recover", "--stack", stack.stackName, "--cwd", stack.dir, `--${verb}`, "--json"];
-  const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    execFile(process.execPath, args, { env: { ...process.env, ...stack.env } }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(error);
-      else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-    });
-  });
-  const report = JSON.parse(result.stdout) as RecoverReport;
-  if (!report.recovered) return `recover exited ${result.code}: ${report.error?.replace(/\s+/g, " ")}`;
-  return `${report.steps.map((step) => step.action).join(", ")}: ok`;
-}
-
-/** The state right after a kill, if the backend can load it: a kill while it saves can leave it unreadable (see recover). */
-async function stateAtKill(stack: CliStack): Promise<Deployment | undefined> {
-  try {
-    return await stack.exportState();
-  } catch (error) {
-    if (!String(error).includes("failed to load checkpoint")) throw error;
-    log("checkpoint unreadable after the kill");
-    return undefined;
-  }
-}
-
-function advance(intent: Intent, phase: Phase, shape: MixedShape): void {
-  if (phase.name === "create") intent.allocations += shape.ips;
-  if (phase.name === "replace")
-    for (let i = 0; i < shape.ips; i++) intent.replacements.set(`ip-${String(i).padStart(2, "0")}`, 1);
-  if (phase.name === "destroy") intent.replacements.clear();
-}
-
-export async function benchCrash(
-  binDir: string,
-  parentDir: string,
-  { seed = 20_251_122, cycles = CYCLES }: { seed?: number; cycles?: number } = {},
-): Promise<KillRow[]> {
-  const server = await startReferenceServer({ rateLimitPerMinute: 600, balanceCents: 10_000_000 });
-  const stack = await CliStack.create({ binDir, parentDir, apiUrl: server.url, apiKey: server.rootKey });
   const draw = random(seed);
   const intent: Intent = { allocations: 0, replacements: new Map() };
   const rows: KillRow[] = [];
   try {
     for (let cycle = 0; cycle < cycles; cycle++) {
-      for (const phase of phases(CRASH_SHAPE)) {
+      for (const phase of phases(shape)) {
         const point = 1 + Math.floor(draw() * phase.writes);
-        const killed = await killAt(server, stack, phase, point);
-        const state = await stateAtKill(stack);
-        const atKill = state ? await auditCrash(server, state, intent) : undefined;
-        const recovery = await recover(stack, phase);
-        advance(intent, phase, CRASH_SHAPE);
-        const audit = await auditCrash(server, await stack.exportState(), intent);
+        const started = performance.now();
         const row: KillRow = {
           kill: rows.length + 1,
-          phase: phase.name,
-          point: `${killed.signal === "SIGKILL" ? "" : "finished before "}write ${point}/${phase.writes}`,
-          unheardAtKill: atKill ? atKill.orphans.length : "state unreadable",
-          recovery,
-          audit,
+          ...(await killAndRecover(server, stack, phase, point, intent, shape)),
         };
         rows.push(row);
-        log(`kill ${row.kill} (${row.phase}, ${row.point}): ${JSON.stringify({ ...audit, recovery })}`);
+        const seconds = ((performance.now() - started) / 1000).toFixed(0);
+        log(
+          `kill ${row.kill} (${row.phase}, ${row.point}, ${seconds} s): ${JSON.stringify({ ...row.audit, recovery: row.recovery })}`,
+        );
       }
     }
     return rows;

@@ -47,6 +47,8 @@ export interface CliStackOptions {
   apiUrl: string;
   apiKey: string;
   project?: string;
+  /** More environment for every run (PULUMI_SKIP_CHECKPOINTS). */
+  env?: Record<string, string>;
 }
 
 const PROGRAM = `"use strict";
@@ -77,6 +79,7 @@ export class CliStack {
       binDir: options.binDir,
       label: "crash",
       workDir: dir,
+      ...(options.env ? { envVars: options.env } : {}),
       config: {
         "proxy:apiUrl": { value: options.apiUrl },
         "proxy:apiKey": { value: options.apiKey, secret: true },

@@ -36,11 +36,21 @@ interface Generation {
   replaced: boolean;
 }
 
+/** The kinds spread evenly through the declaration order, so that a kill anywhere in a phase finds each kind in flight. */
+function interleaved(...lists: DeclaredResource[][]): DeclaredResource[] {
+  return lists
+    .flatMap((list) => list.map((resource, i) => ({ resource, at: (i + 0.5) / list.length })))
+    .sort((a, b) => a.at - b.at)
+    .map(({ resource }) => resource);
+}
+
 function spec(shape: MixedShape, g: Generation): StackSpec {
-  const resources: DeclaredResource[] = [];
+  const users: DeclaredResource[] = [];
+  const keys: DeclaredResource[] = [];
+  const ips: DeclaredResource[] = [];
   for (let i = 0; i < shape.users; i++) {
     const renamed = g.replaced && i < 2;
-    resources.push({
+    users.push({
       type: "ProxyUser",
       name: `user-${pad(i)}`,
       args: {
@@ -51,7 +61,7 @@ function spec(shape: MixedShape, g: Generation): StackSpec {
   }
   for (let i = 0; i < shape.keys; i++) {
     const rescoped = g.replaced && i < 2;
-    resources.push({
+    keys.push({
       type: "ApiKey",
       name: `key-${pad(i)}`,
       args: {
@@ -64,13 +74,13 @@ function spec(shape: MixedShape, g: Generation): StackSpec {
   }
   for (let i = 0; i < shape.ips; i++) {
     const place = CITIES[i % CITIES.length] as (typeof CITIES)[number];
-    resources.push({
+    ips.push({
       type: "IpAllocation",
       name: `ip-${pad(i)}`,
       args: { product: "isp", ...place, replaceTrigger: `t${g.replacement}` },
     });
   }
-  return { resources };
+  return { resources: interleaved(users, keys, ips) };
 }
 
 /** One cycle: create, update every user's limits, rotate every key, replace every address and a few objects, destroy. */

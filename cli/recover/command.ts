@@ -21,7 +21,10 @@ brings the stack back to a consistent state, reading what the kill left from the
   3. releases the lock the killed run left (\`pulumi cancel\`);
   4. finishes the killed operation: \`pulumi up\` when the state records creates or updates in
      flight (the provider's idempotency keys make the API replay those writes, never repeat them),
-     \`pulumi destroy\` when you say a destroy was killed;
+     \`pulumi destroy\` when you say a destroy was killed. The \`up\` takes over what the killed run
+     made and no state records (an object created since the stack's last completed update whose
+     name, scopes or place match a resource the state lacks), so it creates nothing twice even
+     after the API has forgotten the idempotency keys (24 hours);
   5. drops the state's records of the interrupted operations (\`pulumi refresh --clear-pending-creates\`).
 Each step it takes is printed with the reason.
 

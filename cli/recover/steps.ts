@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { enginePath, type LocatedCli, locatePulumi } from "../pulumiCli";
 import { describeFailure, type StackTarget } from "../stack";
+import { adoptionPlan } from "./adoption";
 import {
   checkpointSidecars,
   decide,
@@ -26,7 +27,7 @@ export interface RecoverArgs extends StackTarget {
 }
 
 export interface RecoverStep {
-  action: "remove-empty-sidecar" | "read-state" | "unlock" | "up" | "destroy" | "clear-pending" | "none";
+  action: "remove-empty-sidecar" | "read-state" | "unlock" | "adoption" | "up" | "destroy" | "clear-pending" | "none";
   detail: string;
 }
 
@@ -51,8 +52,14 @@ interface PulumiResult {
 }
 
 /** One `pulumi` command on the stack, its output echoed to the log as it comes (a CI log shows progress). */
-function runPulumi(cli: LocatedCli, cwd: string, args: string[], echo: boolean): Promise<PulumiResult> {
-  const env = { ...process.env, PATH: enginePath(cli) };
+function runPulumi(
+  cli: LocatedCli,
+  cwd: string,
+  args: string[],
+  echo: boolean,
+  extraEnv: Record<string, string> = {},
+): Promise<PulumiResult> {
+  const env = { ...process.env, ...extraEnv, PATH: enginePath(cli) };
   return new Promise((resolve, reject) => {
     const child = spawn(cli.command.command, [...args, "--non-interactive"], { cwd, env });
     let stdout = "";
@@ -76,7 +83,8 @@ export async function recoverStack(
   log: (line: string) => void,
 ): Promise<void> {
   const cli = await locatePulumi(args.pulumiRoot);
-  const pulumi = (argv: string[], echo = false) => runPulumi(cli, args.cwd, argv, echo);
+  const pulumi = (argv: string[], echo = false, env: Record<string, string> = {}) =>
+    runPulumi(cli, args.cwd, argv, echo, env);
   const stackArgs = ["--stack", args.stack];
   const step = (action: RecoverStep["action"], detail: string) => {
     report.steps.push({ action, detail });
@@ -152,8 +160,16 @@ export async function recoverStack(
     step("none", decision.why);
   } else {
     const argv = [decision.finish, "--yes", "--skip-preview", ...stackArgs];
+    const history = () => pulumi(["stack", "history", "--json", ...stackArgs]);
+    const plan = decision.finish === "up" ? await adoptionPlan(history, exported.stdout, holders) : undefined;
+    if (plan) step("adoption", plan.detail);
     log(`- running \`pulumi ${decision.finish}\`: ${decision.why}`);
-    const result = await pulumi(argv, true);
+    let result: PulumiResult;
+    try {
+      result = await pulumi(argv, true, plan?.env);
+    } finally {
+      plan?.remove();
+    }
     if (result.code !== 0) throw failed(`pulumi ${decision.finish}`, result);
     step(
       decision.finish,

@@ -38,7 +38,13 @@ function toState(key: WireApiKey, inputs: Inputs, secret: string | null): Stored
 }
 
 /** Rotates exactly once per generation and reads the key after, so the stack holds its current secret. */
-async function rotate({ client, warn }: ProviderContext, id: string, inputs: Inputs, rotation: Rotation) {
+async function rotate(
+  { client, warn }: ProviderContext,
+  id: string,
+  inputs: Inputs,
+  rotation: Rotation,
+  graceHours = inputs.graceHours,
+) {
   if (rotation.generation[1] === "repair")
     warn(`${label(inputs)}: ${rotation.reason}. Rotating the key now, so the stack holds a secret that works.`);
   const { rotated, current } = await explained(
@@ -46,7 +52,7 @@ async function rotate({ client, warn }: ProviderContext, id: string, inputs: Inp
     "rotate it",
     rotateOnce(
       keyedFor(inputs, rotation.generation, label(inputs)),
-      (idempotencyKey) => client.keys.rotate(id, { grace_hours: inputs.graceHours }, { idempotencyKey }),
+      (idempotencyKey) => client.keys.rotate(id, { grace_hours: graceHours }, { idempotencyKey }),
       () => client.keys.get(id),
     ),
   );
@@ -61,6 +67,29 @@ async function adopt({ client }: ProviderContext, inputs: Inputs, id: string) {
     );
   }
   return { id: existing.id, outs: toState(existing, inputs, null) };
+}
+
+/**
+ * Recover's run, past the API's 24 hours: a key a killed run created with these inputs is taken over
+ * instead of created twice (adoption.ts). Its secret was never delivered to anyone, so it is rotated at
+ * once, with no grace: the stack holds the only secret that works.
+ */
+async function takeOverOrphan(ctx: ProviderContext, inputs: Inputs) {
+  const orphan = await ctx.adoption?.claim(
+    "ApiKey",
+    () => ctx.client.keys.list(),
+    (key) => key.created_at,
+    (key) =>
+      key.name === inputs.name &&
+      same(canonicalScopes(key.scopes), inputs.scopes) &&
+      same(key.expires_at && Date.parse(key.expires_at), inputs.expiresAt && Date.parse(inputs.expiresAt)),
+  );
+  if (!orphan) return undefined;
+  ctx.warn(
+    `${label(inputs)}: took over key ${orphan.id}, which an interrupted run created and no state recorded; its secret was never delivered, so it is rotated now with no grace period.`,
+  );
+  const rotation = { reason: "taken over from an interrupted run", generation: [orphan.id, "adopt"] };
+  return { id: orphan.id, outs: await rotate(ctx, orphan.id, inputs, rotation, 0) };
 }
 
 export const apiKey = d.describeKind({
@@ -96,9 +125,11 @@ export const apiKey = d.describeKind({
 
     async create(ctx, inputs) {
       if (inputs.adoptId) return adopt(ctx, inputs, inputs.adoptId);
+      const orphan = await takeOverOrphan(ctx, inputs);
+      if (orphan) return orphan;
       const body = { name: inputs.name, scopes: inputs.scopes, expires_at: inputs.expiresAt };
       // Everything that forces a replacement is in the body, so the body never differs for one key.
-      const keyed = keyedFor(inputs, [inputs.name, inputs.scopes, inputs.expiresAt], label(inputs));
+      const keyed = keyedFor(inputs, [inputs.name, inputs.scopes, inputs.expiresAt], label(inputs), ctx.adoption);
       const result = await createRecorded(
         keyed,
         (request) => ctx.client.keys.create(body, request),

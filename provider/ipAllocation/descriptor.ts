@@ -51,10 +51,20 @@ async function adopt({ client }: ProviderContext, inputs: Inputs, id: string) {
 }
 
 /** Swaps the address in place, once per trigger, within the charge ceiling. */
-async function swap({ client }: ProviderContext, id: string, olds: State, news: Inputs) {
+async function swap(ctx: ProviderContext, id: string, olds: State, news: Inputs) {
+  const { client } = ctx;
   // Absent means "no charged replacement": the API then refuses anything beyond the free ones.
   const ceiling = news.maxReplacementChargeCents ?? 0;
   try {
+    // An address other than the state's: an interrupted run swapped it and nothing recorded that (the
+    // state is from before it). Past the API's 24 hours its key would swap, and charge, again.
+    const now = await unlessGone(() => client.ips.get(id));
+    if (now && olds.ip && now.ip !== olds.ip) {
+      ctx.warn(
+        `${label(olds)}: ${olds.ip} was already replaced by ${now.ip} (an interrupted run); not replacing again.`,
+      );
+      return toState(now, news, { lastReplacedIp: olds.ip, lastReplacementChargeCents: null });
+    }
     const body = { reason: news.replaceReason, keep_city: news.keepCity, max_charge_cents: ceiling };
     // Once per replaceTrigger: a repeat after a crash replays the swap (and its charge) instead of
     // swapping and charging again. Undefined: a killed run already swapped it with other settings.
@@ -96,10 +106,27 @@ export const ipAllocation = d.describeKind({
 
     async create(ctx, inputs) {
       if (inputs.adoptId) return adopt(ctx, inputs, inputs.adoptId);
+      // Recover's run, past the API's 24 hours: an address a killed run allocated here is taken over,
+      // not allocated (and charged) again (adoption.ts). Addresses of one place are interchangeable.
+      const orphan = await ctx.adoption?.claim(
+        "IpAllocation",
+        () => ctx.client.ips.list(),
+        (allocation) => allocation.allocated_at,
+        (allocation) =>
+          allocation.product === inputs.product &&
+          allocation.country === inputs.country &&
+          (inputs.city === undefined || allocation.city === inputs.city),
+      );
+      if (orphan) {
+        ctx.warn(
+          `${label(inputs)}: took over allocation ${orphan.id} (${orphan.ip}), which an interrupted run made and no state recorded, instead of allocating and paying again.`,
+        );
+        return { id: orphan.id, outs: toState(orphan, inputs, NEVER_REPLACED) };
+      }
       const body = { product: inputs.product, country: inputs.country, city: inputs.city };
       // Allocation is charged: the key makes a repeat after a crash a replay, not a second term.
       return createRecorded(
-        keyedFor(inputs, [inputs.product, inputs.country, inputs.city], label(inputs)),
+        keyedFor(inputs, [inputs.product, inputs.country, inputs.city], label(inputs), ctx.adoption),
         (request) => ctx.client.ips.allocate(body, request),
         (id) => ctx.read(reads, id),
         (allocation) => toState(allocation, inputs, NEVER_REPLACED),

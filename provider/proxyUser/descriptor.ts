@@ -1,8 +1,8 @@
 import type { ProxyUser as WireProxyUser } from "../../sdk";
 import type { ProviderContext } from "../context";
 import * as d from "../descriptor";
-import { createRecorded, keyedFor } from "../exactlyOnce";
-import { explained, same, unlessGone } from "../shared";
+import { type CreateRequest, createRecorded, keyedFor } from "../exactlyOnce";
+import { explained, isNameConflict, same, unlessGone } from "../shared";
 import { wantsEnabledWrite } from "./enabledHold";
 import { proxyUserReview } from "./review";
 import { type Inputs, inputs, label, outputs, reads, type Shape, type Stored } from "./schema";
@@ -44,6 +44,35 @@ async function adopt({ client }: ProviderContext, inputs: Inputs, id: string) {
   return { id, outs: toState(aligned, inputs, null, false) };
 }
 
+type CreateBody = Parameters<ProviderContext["client"]["proxyUsers"]["create"]>[0];
+
+/**
+ * The create, and in recover's run past the API's 24 hours (adoption.ts) the one way past a user an
+ * interrupted run created: its password was returned once, to a process that was killed, so no one
+ * holds it and the user cannot be taken over as it is. It is deleted and created again under the same
+ * name (the API allows one user per name, so it never exists twice), and the stack gets a password.
+ */
+async function createOverOrphan(ctx: ProviderContext, inputs: Inputs, body: CreateBody, request: CreateRequest) {
+  const { client } = ctx;
+  try {
+    return await client.proxyUsers.create(body, request);
+  } catch (error) {
+    if (!ctx.adoption || !isNameConflict(error)) throw error;
+    const orphan = await ctx.adoption.claim(
+      "ProxyUser",
+      () => client.proxyUsers.list(),
+      (user) => user.created_at,
+      (user) => user.name === inputs.name,
+    );
+    if (!orphan) throw error;
+    ctx.warn(
+      `${label(inputs)}: proxy user ${orphan.id} was created by an interrupted run and no state recorded it, nor its password; it is created again under its name so that the stack holds a password that works.`,
+    );
+    await unlessGone(() => client.proxyUsers.delete(orphan.id));
+    return client.proxyUsers.create(body, request);
+  }
+}
+
 export const proxyUser = d.describeKind({
   description: "A gateway login with traffic ceilings. The gateway password is a secret output.",
   ...reads,
@@ -57,14 +86,13 @@ export const proxyUser = d.describeKind({
   rules: {
     async create(ctx, inputs) {
       if (inputs.adoptId) return adopt(ctx, inputs, inputs.adoptId);
-      const { client } = ctx;
       const body = { name: inputs.name, limits: toWireLimits(inputs.limits), enabled: inputs.enabled };
-      const existing = { name: inputs.name, list: () => client.proxyUsers.list() };
+      const existing = { name: inputs.name, list: () => ctx.client.proxyUsers.list() };
       // The name is what forces a replacement; limits and enabled are in the body but not the key, so a
       // retry after a crash with other limits is refused by the API and explained, never duplicated.
       return createRecorded(
-        keyedFor(inputs, [inputs.name], label(inputs)),
-        (request) => explained(label(inputs), "create it", client.proxyUsers.create(body, request), existing),
+        keyedFor(inputs, [inputs.name], label(inputs), ctx.adoption),
+        (request) => explained(label(inputs), "create it", createOverOrphan(ctx, inputs, body, request), existing),
         (id) => ctx.read(reads, id),
         (user, created) => toState(user, inputs, created.password, false),
       );

@@ -136,7 +136,15 @@ describe("pulumi-proxy recover after a pulumi up killed with SIGKILL", () => {
         "creating IpAllocation new-ip",
       ]).toContain(op);
     }
-    expect(report.steps.map((step) => step.action)).toEqual(["read-state", "unlock", "up", "clear-pending"]);
+    expect(report.steps.map((step) => step.action)).toEqual([
+      "read-state",
+      "unlock",
+      "adoption",
+      "up",
+      "clear-pending",
+    ]);
+    // Since the first up ended, nothing the state lacks can be anyone's but the killed run's.
+    expect(report.steps.find((step) => step.action === "adoption")?.detail).toContain("last completed update");
     expect(report.steps.find((step) => step.action === "up")?.detail).toContain("a destroy never does");
     // The human-readable log goes to stderr with --json.
     expect(result.stderr).toContain("released the lock the killed run left");
