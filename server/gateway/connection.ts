@@ -45,8 +45,12 @@ export class ConnectionMeter {
     this.chunks = new ChunkReader(socket, this.framing);
     const write = socket.write;
     socket.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
-      this.wrote(byteLength(chunk, encoding));
-      return (write as (...args: unknown[]) => boolean).call(socket, chunk, encoding, callback);
+      // Nothing written after the connection ended is billed: it never leaves the machine.
+      const open = socket.writable;
+      const accepted = (write as (...args: unknown[]) => boolean).call(socket, chunk, encoding, callback);
+      // Counted after the write, so a cut it causes (a ceiling crossed) comes after this chunk, not before it.
+      if (open) this.wrote(byteLength(chunk, encoding));
+      return accepted;
     }) as Socket["write"];
   }
 
