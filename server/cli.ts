@@ -22,8 +22,10 @@ const USAGE = `usage: pulumi-proxy server [options]     (in a clone of the repos
   --propagation-delay-ms <ms> how long an enable, limit or delete takes to reach the gateway (default 2000)
   --gateway-rate-limit <n>   new gateway requests per second per proxy user (default 100)
   --gateway-allow-host <h>   also forward to this host besides loopback (repeatable)
+  --gateway-failed-logins-per-pair <n>
+                             failed logins per minute per username from one address before 429 (default 20)
   --gateway-failed-logins-per-user <n>
-                             failed logins per minute per username before 429 (default 20)
+                             failed logins per minute per username, all addresses, before 429 (default 100)
   --gateway-failed-logins-per-address <n>
                              failed logins per minute per client address before 429 (default 200)
   --gateway-max-open <n>     requests and tunnels one proxy user may have open at once (default 1000)
@@ -75,6 +77,7 @@ export function parseCli(argv: string[]): ReferenceServerOptions | "help" {
       "propagation-delay-ms": { type: "string" },
       "gateway-rate-limit": { type: "string" },
       "gateway-allow-host": { type: "string", multiple: true },
+      "gateway-failed-logins-per-pair": { type: "string" },
       "gateway-failed-logins-per-user": { type: "string" },
       "gateway-failed-logins-per-address": { type: "string" },
       "gateway-max-open": { type: "string" },
@@ -120,14 +123,13 @@ function gatewayOptions(values: Record<string, unknown>, apiPort: number): Gatew
   if (perSecond !== undefined) gateway.requestsPerSecond = perSecond;
   const hosts = values["gateway-allow-host"];
   if (Array.isArray(hosts) && hosts.length > 0) gateway.allowedHosts = hosts.map(String);
-  const perUsername = numberFlag(values, "gateway-failed-logins-per-user", POSITIVE);
-  const perAddress = numberFlag(values, "gateway-failed-logins-per-address", POSITIVE);
-  if (perUsername !== undefined || perAddress !== undefined) {
-    gateway.failedLogins = {
-      ...(perUsername !== undefined ? { perUsername } : {}),
-      ...(perAddress !== undefined ? { perAddress } : {}),
-    };
-  }
+  const failedLogins = {
+    perPair: numberFlag(values, "gateway-failed-logins-per-pair", POSITIVE),
+    perUsername: numberFlag(values, "gateway-failed-logins-per-user", POSITIVE),
+    perAddress: numberFlag(values, "gateway-failed-logins-per-address", POSITIVE),
+  };
+  const given = Object.entries(failedLogins).filter(([, value]) => value !== undefined);
+  if (given.length > 0) gateway.failedLogins = Object.fromEntries(given);
   const maxOpen = numberFlag(values, "gateway-max-open", POSITIVE);
   if (maxOpen !== undefined) gateway.maxOpenPerUser = maxOpen;
   const idleMs = numberFlag(values, "gateway-tunnel-idle-ms", POSITIVE);

@@ -8,7 +8,7 @@ import { Admission } from "./admission";
 import { ConnectionMeter } from "./connection";
 import { PropagatingDirectory } from "./directory";
 import { forwardRequest, openTunnel, splice } from "./forward";
-import { FAILED_LOGIN_DEFAULTS, type FailedLoginLimits, FailedLogins } from "./logins";
+import { type FailedLoginLimits, FailedLogins } from "./logins";
 import { Exchange, TrafficMeter } from "./meter";
 import { Refusal } from "./refusals";
 import { parseAbsoluteUrl, parseAuthority, TargetPolicy } from "./targets";
@@ -22,7 +22,7 @@ export interface GatewayOptions {
   requestsPerSecond?: number;
   /** Hosts forwarded to besides loopback addresses; default none. */
   allowedHosts?: string[];
-  /** Failed logins per minute, per username and per client address; default 20 and 200. */
+  /** Failed logins per minute, per username from one address, per username and per client address; default 20, 100 and 200. */
   failedLogins?: Partial<FailedLoginLimits>;
   /** Requests and tunnels one proxy user may have open at once; default 1000. */
   maxOpenPerUser?: number;
@@ -68,7 +68,7 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
   const meter = new TrafficMeter(store, clock, (user) => directory.lookup(user.name, clock.now()), context.onCommit);
   const admission = new Admission(store, clock, directory, {
     limiter,
-    failedLogins: new FailedLogins({ ...FAILED_LOGIN_DEFAULTS, ...options.failedLogins }),
+    failedLogins: new FailedLogins(options.failedLogins),
     maxOpenPerUser: options.maxOpenPerUser ?? GATEWAY_DEFAULTS.maxOpenPerUser,
     openCount: (userId) => meter.openCount(userId),
   });
