@@ -31,6 +31,10 @@ const USAGE = `usage: pulumi-proxy server [options]     (in a clone of the repos
   --gateway-max-open <n>     requests and tunnels one proxy user may have open at once (default 1000)
   --gateway-tunnel-idle-ms <ms>
                              close a tunnel that carried nothing for this long (default 300000)
+  --gateway-header-timeout-ms <ms>
+                             close a connection whose request headers are not in within this long (default 10000)
+  --gateway-max-unauthenticated <n>
+                             connections without an admitted request one client address may hold (default 1000)
   --log                      one line per request on stderr (never a secret)
   --help                     this text`;
 
@@ -82,6 +86,8 @@ export function parseCli(argv: string[]): ReferenceServerOptions | "help" {
       "gateway-failed-logins-per-address": { type: "string" },
       "gateway-max-open": { type: "string" },
       "gateway-tunnel-idle-ms": { type: "string" },
+      "gateway-header-timeout-ms": { type: "string" },
+      "gateway-max-unauthenticated": { type: "string" },
       log: { type: "boolean" },
       help: { type: "boolean" },
     },
@@ -134,6 +140,10 @@ function gatewayOptions(values: Record<string, unknown>, apiPort: number): Gatew
   if (maxOpen !== undefined) gateway.maxOpenPerUser = maxOpen;
   const idleMs = numberFlag(values, "gateway-tunnel-idle-ms", POSITIVE);
   if (idleMs !== undefined) gateway.tunnelIdleTimeoutMs = idleMs;
+  const headerMs = numberFlag(values, "gateway-header-timeout-ms", POSITIVE);
+  if (headerMs !== undefined) gateway.headerTimeoutMs = headerMs;
+  const unauthenticated = numberFlag(values, "gateway-max-unauthenticated", POSITIVE);
+  if (unauthenticated !== undefined) gateway.maxUnauthenticatedPerAddress = unauthenticated;
   return gateway;
 }
 
