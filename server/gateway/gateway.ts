@@ -13,6 +13,7 @@ import { Exchange, TrafficMeter } from "./meter";
 import { Refusal } from "./refusals";
 import { parseAbsoluteUrl, parseAuthority, TargetPolicy } from "./targets";
 import { UnauthenticatedConnections } from "./unauthenticated";
+import { StallWatch } from "./unsent";
 
 export interface GatewayOptions {
   /** Default 0: an ephemeral port. The host is the API's. */
@@ -83,6 +84,7 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
   const targets = new TargetPolicy(options.allowedHosts);
   const agent = new Agent({ keepAlive: true });
   const connections = new WeakMap<Socket, ConnectionMeter>();
+  const stalls = new StallWatch();
   const headerTimeoutMs = options.headerTimeoutMs ?? GATEWAY_DEFAULTS.headerTimeoutMs;
   const unauthenticated = new UnauthenticatedConnections(
     options.maxUnauthenticatedPerAddress ?? GATEWAY_DEFAULTS.maxUnauthenticatedPerAddress,
@@ -209,7 +211,7 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
       return;
     }
     socket.once("close", () => unauthenticated.remove(socket));
-    connections.set(socket, new ConnectionMeter(socket));
+    connections.set(socket, new ConnectionMeter(socket, stalls));
   });
   server.on("connect", (req: IncomingMessage, socket: Socket, head: Buffer) => {
     onConnect(req, socket, head).catch(() => socket.destroy());
@@ -232,6 +234,7 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
       new Promise<void>((resolve) => {
         directory.detach();
         clearInterval(sweeper);
+        stalls.stop();
         server.close(() => {
           meter.stop();
           resolve();
