@@ -1,7 +1,7 @@
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { queueKey, readKernelQueues } from "../../server/gateway/unsent";
-import { absoluteRequest, basic, type GatewayFixture, gatewayFixture, usageToday } from "./harness";
+import { basic, type GatewayFixture, gatewayFixture, usageToday } from "./harness";
 
 let fixture: GatewayFixture | undefined;
 afterEach(async () => {
