@@ -90,9 +90,6 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
     options.maxUnauthenticatedPerAddress ?? GATEWAY_DEFAULTS.maxUnauthenticatedPerAddress,
     headerTimeoutMs,
   );
-  // Node's own header timeout never closes a connection that sent nothing, nor one that keeps its half open after the 408.
-  const sweepEvery = Math.max(25, Math.min(1000, Math.floor(headerTimeoutMs / 4)));
-  const sweeper = setInterval(() => unauthenticated.sweep(), sweepEvery).unref();
   const tunnels = new Set<Socket>();
   const nextRequestId = requestIdFactory();
 
@@ -194,7 +191,7 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
     // For the requests after the first on a connection: Node answers 408 past it.
     headersTimeout: headerTimeoutMs,
     requestTimeout: Math.max(300_000, headerTimeoutMs),
-    connectionsCheckingInterval: sweepEvery,
+    connectionsCheckingInterval: unauthenticated.sweepEveryMs,
   };
   const server: Server = createServer(timeouts, (req, res) => {
     onRequest(req, res).catch((error: unknown) => {
@@ -233,7 +230,7 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
     close: () =>
       new Promise<void>((resolve) => {
         directory.detach();
-        clearInterval(sweeper);
+        unauthenticated.stop();
         stalls.stop();
         server.close(() => {
           meter.stop();

@@ -61,7 +61,8 @@ export function isStalled(socket: Socket): boolean {
  * Finds out what a stalled connection's client has not received. A client that stops reading fills
  * its receive window, then the gateway's send buffer (megabytes, which Node cannot shrink), then
  * this process's queue. While that lasts, every `everyMs` the watch reads the kernel's own count of
- * unacknowledged bytes for each stalled connection and adds what this process still holds; the
+ * unacknowledged bytes for each stalled connection (one read for all of them, off the main thread)
+ * and adds what this process still holds; the
  * connection keeps that as `unsent` until anything moves (a write, a drain), and a connection that
  * then resets is billed that much less (see ConnectionMeter).
  */
