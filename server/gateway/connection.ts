@@ -46,6 +46,7 @@ export class ConnectionMeter {
   /** See {@link Watched}. */
   unsent: number | undefined;
   moves = 0;
+  private watched = false;
 
   constructor(
     readonly socket: HttpSocket,
@@ -63,15 +64,23 @@ export class ConnectionMeter {
         this.wrote(byteLength(chunk, encoding));
         // Node's buffer is over its mark (every large chunk, and http writes are corked until the next
         // tick): the watch looks, a little later, whether the kernel has taken it.
-        if (!accepted) stalls.suspect(this);
+        if (!accepted) this.suspect(stalls);
       }
       return accepted;
     }) as Socket["write"];
-    socket.on("drain", () => this.moved());
-    // A reset while stalled: what the kernel and this process still held never reached the client.
-    socket.once("close", (hadError: boolean) => {
-      if (hadError && this.unsent !== undefined) this.lastWritten?.count(-this.unsent);
-    });
+  }
+
+  /** Listens for what a stall needs only once one may happen, so a connection of small answers pays nothing. */
+  private suspect(stalls: StallWatch): void {
+    if (!this.watched) {
+      this.watched = true;
+      this.socket.on("drain", () => this.moved());
+      // A reset while stalled: what the kernel and this process still held never reached the client.
+      this.socket.once("close", (hadError: boolean) => {
+        if (hadError && this.unsent !== undefined) this.lastWritten?.count(-this.unsent);
+      });
+    }
+    stalls.suspect(this);
   }
 
   private moved(): void {
