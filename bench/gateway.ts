@@ -142,7 +142,7 @@ export async function benchGateway(): Promise<void> {
 
 const TUNNELS = 300;
 /** Failed logins are not limited in the timing case, so every attempt reaches the password check. */
-const UNLIMITED_FAILURES = { failedLogins: { perUsername: 1e9, perAddress: 1e9 } };
+const UNLIMITED_FAILURES = { failedLogins: { perPair: 1e9, perUsername: 1e9, perAddress: 1e9 } };
 
 function rssMegabytes(pid: number | undefined): string {
   if (pid === undefined) return "?";
