@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
 import { join } from "node:path";
@@ -11,7 +11,8 @@ import { startInChildProcess, type Target } from "./server";
  * process, so the gateway has one core; autocannon and the origin share the bench's process.
  * Goal: at least 2 000 small requests a second, so a user's own load test is never limited by it.
  * Then 300 open tunnels (usage seen while they are open, a small load beside them), the server's RSS
- * after a flood of wrong passwords, and how long an unknown user and a wrong password take to refuse.
+ * after a flood of wrong passwords, its descriptors and RSS with 1 000 refused CONNECTs held open,
+ * and how long an unknown user and a wrong password take to refuse.
  */
 
 interface AutocannonResult {
@@ -131,6 +132,7 @@ export async function benchGateway(): Promise<void> {
     );
     await openTunnels(server, origin.port, headers["proxy-authorization"], user.id);
     await wrongPasswordFlood(server, origin.port, user.username);
+    await heldRefusedConnects(server, origin.port);
   } finally {
     origin.close();
     await server.stop();
@@ -140,7 +142,7 @@ export async function benchGateway(): Promise<void> {
 
 const TUNNELS = 300;
 /** Failed logins are not limited in the timing case, so every attempt reaches the password check. */
-const UNLIMITED_FAILURES = { failedLogins: { perUsername: 1e9, perAddress: 1e9 } };
+const UNLIMITED_FAILURES = { failedLogins: { perPair: 1e9, perUsername: 1e9, perAddress: 1e9 } };
 
 function rssMegabytes(pid: number | undefined): string {
   if (pid === undefined) return "?";
@@ -248,6 +250,53 @@ async function wrongPasswordFlood(server: Target, originPort: number, username: 
   const answers = [...statuses].map(([status, count]) => `${count}×${status}`).join(", ");
   process.stdout.write(
     `${FLOOD} wrong passwords (4 KB, each different) in ${seconds.toFixed(1)} s: ${answers}; server RSS ${rssBefore} → ${rssMegabytes(server.pid)} MB\n`,
+  );
+}
+
+const HELD = 1000;
+
+function descriptorCount(pid: number | undefined): string {
+  if (pid === undefined) return "?";
+  try {
+    return String(readdirSync(`/proc/${pid}/fd`).length);
+  } catch {
+    return "?";
+  }
+}
+
+/**
+ * 1 000 CONNECTs without credentials whose clients keep their half open after the 407: the server's
+ * descriptors and RSS while they are held, and two seconds later (the gateway closes its side of
+ * each refusal; the clients still hold theirs).
+ */
+async function heldRefusedConnects(server: Target, originPort: number): Promise<void> {
+  const { hostname, port } = new URL(server.gatewayUrl);
+  const before = { fds: descriptorCount(server.pid), rss: rssMegabytes(server.pid) };
+  const request = `CONNECT 127.0.0.1:${originPort} HTTP/1.1\r\nHost: 127.0.0.1:${originPort}\r\n\r\n`;
+  const held: Socket[] = [];
+  await Promise.all(
+    Array.from(
+      { length: HELD },
+      () =>
+        new Promise<void>((resolve) => {
+          const socket = connect({ host: hostname, port: Number(port), allowHalfOpen: true }, () =>
+            socket.write(request),
+          );
+          held.push(socket);
+          socket.once("data", () => resolve());
+          socket.once("error", () => resolve());
+        }),
+    ),
+  );
+  const answered = { fds: descriptorCount(server.pid), rss: rssMegabytes(server.pid) };
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const later = { fds: descriptorCount(server.pid), rss: rssMegabytes(server.pid) };
+  const health = await fetch(`${server.url}/v1/proxy-users`, {
+    headers: { authorization: `Bearer ${server.rootKey}` },
+  });
+  for (const socket of held) socket.destroy();
+  process.stdout.write(
+    `${HELD} refused CONNECTs held open by their clients: server descriptors ${before.fds} → ${answered.fds} once answered → ${later.fds} 2 s later; RSS ${before.rss} → ${answered.rss} → ${later.rss} MB; API answered ${health.status}\n`,
   );
 }
 

@@ -22,13 +22,19 @@ const USAGE = `usage: pulumi-proxy server [options]     (in a clone of the repos
   --propagation-delay-ms <ms> how long an enable, limit or delete takes to reach the gateway (default 2000)
   --gateway-rate-limit <n>   new gateway requests per second per proxy user (default 100)
   --gateway-allow-host <h>   also forward to this host besides loopback (repeatable)
+  --gateway-failed-logins-per-pair <n>
+                             failed logins per minute per username from one address before 429 (default 20)
   --gateway-failed-logins-per-user <n>
-                             failed logins per minute per username before 429 (default 20)
+                             failed logins per minute per username, all addresses, before 429 (default 100)
   --gateway-failed-logins-per-address <n>
                              failed logins per minute per client address before 429 (default 200)
   --gateway-max-open <n>     requests and tunnels one proxy user may have open at once (default 1000)
   --gateway-tunnel-idle-ms <ms>
                              close a tunnel that carried nothing for this long (default 300000)
+  --gateway-header-timeout-ms <ms>
+                             close a connection whose request headers are not in within this long (default 10000)
+  --gateway-max-unauthenticated <n>
+                             connections without an admitted request one client address may hold (default 1000)
   --no-console               no live console at / of the API port (it is on by default, on a loopback host only)
   --log                      one line per request on stderr (never a secret)
   --help                     this text`;
@@ -76,10 +82,13 @@ export function parseCli(argv: string[]): ReferenceServerOptions | "help" {
       "propagation-delay-ms": { type: "string" },
       "gateway-rate-limit": { type: "string" },
       "gateway-allow-host": { type: "string", multiple: true },
+      "gateway-failed-logins-per-pair": { type: "string" },
       "gateway-failed-logins-per-user": { type: "string" },
       "gateway-failed-logins-per-address": { type: "string" },
       "gateway-max-open": { type: "string" },
       "gateway-tunnel-idle-ms": { type: "string" },
+      "gateway-header-timeout-ms": { type: "string" },
+      "gateway-max-unauthenticated": { type: "string" },
       log: { type: "boolean" },
       "no-console": { type: "boolean" },
       help: { type: "boolean" },
@@ -123,18 +132,21 @@ function gatewayOptions(values: Record<string, unknown>, apiPort: number): Gatew
   if (perSecond !== undefined) gateway.requestsPerSecond = perSecond;
   const hosts = values["gateway-allow-host"];
   if (Array.isArray(hosts) && hosts.length > 0) gateway.allowedHosts = hosts.map(String);
-  const perUsername = numberFlag(values, "gateway-failed-logins-per-user", POSITIVE);
-  const perAddress = numberFlag(values, "gateway-failed-logins-per-address", POSITIVE);
-  if (perUsername !== undefined || perAddress !== undefined) {
-    gateway.failedLogins = {
-      ...(perUsername !== undefined ? { perUsername } : {}),
-      ...(perAddress !== undefined ? { perAddress } : {}),
-    };
-  }
+  const failedLogins = {
+    perPair: numberFlag(values, "gateway-failed-logins-per-pair", POSITIVE),
+    perUsername: numberFlag(values, "gateway-failed-logins-per-user", POSITIVE),
+    perAddress: numberFlag(values, "gateway-failed-logins-per-address", POSITIVE),
+  };
+  const given = Object.entries(failedLogins).filter(([, value]) => value !== undefined);
+  if (given.length > 0) gateway.failedLogins = Object.fromEntries(given);
   const maxOpen = numberFlag(values, "gateway-max-open", POSITIVE);
   if (maxOpen !== undefined) gateway.maxOpenPerUser = maxOpen;
   const idleMs = numberFlag(values, "gateway-tunnel-idle-ms", POSITIVE);
   if (idleMs !== undefined) gateway.tunnelIdleTimeoutMs = idleMs;
+  const headerMs = numberFlag(values, "gateway-header-timeout-ms", POSITIVE);
+  if (headerMs !== undefined) gateway.headerTimeoutMs = headerMs;
+  const unauthenticated = numberFlag(values, "gateway-max-unauthenticated", POSITIVE);
+  if (unauthenticated !== undefined) gateway.maxUnauthenticatedPerAddress = unauthenticated;
   return gateway;
 }
 

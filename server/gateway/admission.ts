@@ -103,8 +103,10 @@ export class Admission {
   private login(header: string | undefined, clientAddress: () => string, now: number, slot: LoginSlot): GatewayView {
     if (header === undefined) return this.authenticate(undefined, clientAddress, now);
     const mark = fingerprint(header);
+    // The connection proved this very login: it stays usable whatever others' failures did to the
+    // name's budget (the lockout a stranger could cause), and it learns nothing it did not know.
     if (slot.proven?.fingerprint === mark) {
-      const user = this.provenAgain(slot.proven.login, clientAddress, now);
+      const user = this.stillValid(slot.proven.login, now);
       if (user) return user;
     }
     const headerHash = sha256Hex(header);
@@ -118,10 +120,16 @@ export class Admission {
     return user;
   }
 
-  /** The user a login proved, while its password is unchanged. */
+  /** The user a login proved on another connection, while its password is unchanged and its budgets allow. */
   private provenAgain(proven: ProvenLogin, clientAddress: () => string, now: number): GatewayView | undefined {
-    // The failed-login budget holds here too: a limited name is refused whatever the password.
+    // The failed-login budget holds here: a guess that happens to match a header proven on another
+    // connection must not tell a limited guesser that it is right.
     this.refuseIfBlocked(proven.username, clientAddress, now);
+    return this.stillValid(proven, now);
+  }
+
+  /** The user a login proved, while its password is unchanged. */
+  private stillValid(proven: ProvenLogin, now: number): GatewayView | undefined {
     const user = this.directory.lookup(proven.username, now);
     return user?.passwordHash === proven.passwordHash ? user : undefined;
   }
@@ -163,7 +171,7 @@ export class Admission {
     if (blockedFor !== undefined) {
       throw new Refusal(
         "rate_limited",
-        `Too many failed logins for this username or from this address; retry in ${blockedFor} s.`,
+        `Too many failed logins for this username, from this address, or for this username from this address; retry in ${blockedFor} s.`,
         blockedFor,
       );
     }

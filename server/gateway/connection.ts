@@ -4,6 +4,7 @@ import type { LoginSlot } from "./admission";
 import { ChunkReader } from "./chunks";
 import { RequestFraming } from "./framing";
 import type { Exchange } from "./meter";
+import type { StallWatch } from "./unsent";
 
 /** Node's own link from a socket to the answer being written on it (stable since Node 0.x, not documented). */
 type HttpSocket = Socket & { _httpMessage?: ServerResponse | null };
@@ -40,14 +41,51 @@ export class ConnectionMeter {
   /** Bytes of the answer Node is writing before its request reached the gateway (a `100 Continue`). */
   private early: { answer: ServerResponse; bytes: number } | undefined;
   private tunnel: Exchange | undefined;
+  /** The exchange the last bytes written belong to: a reset's unsent bytes come off its bill. */
+  private lastWritten: Exchange | undefined;
+  /** See {@link Watched}. */
+  unsent: number | undefined;
+  moves = 0;
+  private watched = false;
 
-  constructor(private readonly socket: HttpSocket) {
+  constructor(
+    readonly socket: HttpSocket,
+    stalls: StallWatch,
+  ) {
     this.chunks = new ChunkReader(socket, this.framing);
     const write = socket.write;
     socket.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
-      this.wrote(byteLength(chunk, encoding));
-      return (write as (...args: unknown[]) => boolean).call(socket, chunk, encoding, callback);
+      // Nothing written after the connection ended is billed: it never leaves the machine.
+      const open = socket.writable;
+      const accepted = (write as (...args: unknown[]) => boolean).call(socket, chunk, encoding, callback);
+      // Counted after the write, so a cut it causes (a ceiling crossed) comes after this chunk, not before it.
+      if (open) {
+        this.moved();
+        this.wrote(byteLength(chunk, encoding));
+        // Node's buffer is over its mark (every large chunk, and http writes are corked until the next
+        // tick): the watch looks, a little later, whether the kernel has taken it.
+        if (!accepted) this.suspect(stalls);
+      }
+      return accepted;
     }) as Socket["write"];
+  }
+
+  /** Listens for what a stall needs only once one may happen, so a connection of small answers pays nothing. */
+  private suspect(stalls: StallWatch): void {
+    if (!this.watched) {
+      this.watched = true;
+      this.socket.on("drain", () => this.moved());
+      // A reset while stalled: what the kernel and this process still held never reached the client.
+      this.socket.once("close", (hadError: boolean) => {
+        if (hadError && this.unsent !== undefined) this.lastWritten?.count(-this.unsent);
+      });
+    }
+    stalls.suspect(this);
+  }
+
+  private moved(): void {
+    this.moves++;
+    this.unsent = undefined;
   }
 
   /** The exchange of the next request Node emitted on this connection; `answer` is absent for CONNECT. Returns its index. */
@@ -97,12 +135,14 @@ export class ConnectionMeter {
 
   private wrote(bytes: number): void {
     if (this.tunnel) {
+      this.lastWritten = this.tunnel;
       this.tunnel.count(bytes);
       return;
     }
     const answer = this.socket._httpMessage;
     if (!answer) return;
     const exchange = this.open[this.answers.indexOf(answer)];
+    this.lastWritten = exchange;
     if (exchange) exchange.count(bytes);
     else if (this.early?.answer === answer) this.early.bytes += bytes;
     else this.early = { answer, bytes };

@@ -8,10 +8,12 @@ import { Admission } from "./admission";
 import { ConnectionMeter } from "./connection";
 import { PropagatingDirectory } from "./directory";
 import { forwardRequest, openTunnel, splice } from "./forward";
-import { FAILED_LOGIN_DEFAULTS, type FailedLoginLimits, FailedLogins } from "./logins";
+import { type FailedLoginLimits, FailedLogins } from "./logins";
 import { Exchange, TrafficMeter } from "./meter";
 import { Refusal } from "./refusals";
 import { parseAbsoluteUrl, parseAuthority, TargetPolicy } from "./targets";
+import { UnauthenticatedConnections } from "./unauthenticated";
+import { StallWatch } from "./unsent";
 
 export interface GatewayOptions {
   /** Default 0: an ephemeral port. The host is the API's. */
@@ -22,12 +24,16 @@ export interface GatewayOptions {
   requestsPerSecond?: number;
   /** Hosts forwarded to besides loopback addresses; default none. */
   allowedHosts?: string[];
-  /** Failed logins per minute, per username and per client address; default 20 and 200. */
+  /** Failed logins per minute, per username from one address, per username and per client address; default 20, 100 and 200. */
   failedLogins?: Partial<FailedLoginLimits>;
   /** Requests and tunnels one proxy user may have open at once; default 1000. */
   maxOpenPerUser?: number;
   /** A tunnel that carried nothing either way for this long is closed; default 300 000 (5 minutes). */
   tunnelIdleTimeoutMs?: number;
+  /** A request's headers, authenticated or not, must be in within this long, or the connection closes; default 10 000. */
+  headerTimeoutMs?: number;
+  /** Connections without an admitted request one client address may hold at once; default 1000. */
+  maxUnauthenticatedPerAddress?: number;
 }
 
 export const GATEWAY_DEFAULTS = {
@@ -35,6 +41,8 @@ export const GATEWAY_DEFAULTS = {
   requestsPerSecond: 100,
   maxOpenPerUser: 1000,
   tunnelIdleTimeoutMs: 300_000,
+  headerTimeoutMs: 10_000,
+  maxUnauthenticatedPerAddress: 1000,
 } as const;
 
 export interface Gateway {
@@ -68,7 +76,7 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
   const meter = new TrafficMeter(store, clock, (user) => directory.lookup(user.name, clock.now()), context.onCommit);
   const admission = new Admission(store, clock, directory, {
     limiter,
-    failedLogins: new FailedLogins({ ...FAILED_LOGIN_DEFAULTS, ...options.failedLogins }),
+    failedLogins: new FailedLogins(options.failedLogins),
     maxOpenPerUser: options.maxOpenPerUser ?? GATEWAY_DEFAULTS.maxOpenPerUser,
     openCount: (userId) => meter.openCount(userId),
   });
@@ -76,6 +84,12 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
   const targets = new TargetPolicy(options.allowedHosts);
   const agent = new Agent({ keepAlive: true });
   const connections = new WeakMap<Socket, ConnectionMeter>();
+  const stalls = new StallWatch();
+  const headerTimeoutMs = options.headerTimeoutMs ?? GATEWAY_DEFAULTS.headerTimeoutMs;
+  const unauthenticated = new UnauthenticatedConnections(
+    options.maxUnauthenticatedPerAddress ?? GATEWAY_DEFAULTS.maxUnauthenticatedPerAddress,
+    headerTimeoutMs,
+  );
   const tunnels = new Set<Socket>();
   const nextRequestId = requestIdFactory();
 
@@ -91,8 +105,8 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
       () => req.socket.remoteAddress ?? "-",
       connection,
     );
-    if (connection.userId !== undefined && connection.userId !== user.id)
-      throw new Refusal("bad_request", ONE_USER_PER_CONNECTION);
+    if (connection.userId === undefined) unauthenticated.remove(req.socket);
+    else if (connection.userId !== user.id) throw new Refusal("bad_request", ONE_USER_PER_CONNECTION);
     connection.userId = user.id;
     return user;
   }
@@ -162,7 +176,8 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
       note(requestId, what, "200 tunnel closed", started, user.id, exchange.billed);
     } catch (error) {
       const refusal = refusalOf(error, connection);
-      if (!client.destroyed) refusal.sendRaw(client, requestId);
+      // The answer, then the close, whether or not the client closes its half.
+      if (!client.destroyed) refusal.sendRaw(client, requestId, () => client.destroy());
       await closed;
       exchange.end();
       note(requestId, what, `${refusal.status} ${refusal.code}`, started);
@@ -171,7 +186,14 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
     }
   }
 
-  const server: Server = createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
+  const timeouts = {
+    keepAliveTimeout: 10_000,
+    // For the requests after the first on a connection: Node answers 408 past it.
+    headersTimeout: headerTimeoutMs,
+    requestTimeout: Math.max(300_000, headerTimeoutMs),
+    connectionsCheckingInterval: unauthenticated.sweepEveryMs,
+  };
+  const server: Server = createServer(timeouts, (req, res) => {
     onRequest(req, res).catch((error: unknown) => {
       (log ?? console.error)(`gateway: ${error instanceof Error ? error.message : String(error)}`);
       res.destroy();
@@ -180,7 +202,14 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
   // Node answers an unknown Expect with 417 itself, without a request event; that would shift the
   // meter's count of requests on the connection, so every request goes through onRequest.
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => server.emit("request", req, res));
-  server.on("connection", (socket: Socket) => connections.set(socket, new ConnectionMeter(socket)));
+  server.on("connection", (socket: Socket) => {
+    if (!unauthenticated.add(socket)) {
+      socket.destroy();
+      return;
+    }
+    socket.once("close", () => unauthenticated.remove(socket));
+    connections.set(socket, new ConnectionMeter(socket, stalls));
+  });
   server.on("connect", (req: IncomingMessage, socket: Socket, head: Buffer) => {
     onConnect(req, socket, head).catch(() => socket.destroy());
   });
@@ -201,6 +230,8 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
     close: () =>
       new Promise<void>((resolve) => {
         directory.detach();
+        unauthenticated.stop();
+        stalls.stop();
         server.close(() => {
           meter.stop();
           resolve();

@@ -1,77 +1,140 @@
 /** Failed logins allowed per minute before the gateway stops checking passwords for a while. */
 export interface FailedLoginLimits {
-  /** Per username presented, whether or not it exists; default 20. */
+  /** Per username from one client address; default 20. What a guesser at one address gets. */
+  perPair: number;
+  /** Per username presented, whether or not it exists, from all addresses together; default 100. */
   perUsername: number;
-  /** Per client address; default 200. */
+  /** Per client address, whatever names it tries; default 200. */
   perAddress: number;
 }
 
-export const FAILED_LOGIN_DEFAULTS: FailedLoginLimits = { perUsername: 20, perAddress: 200 };
+export const FAILED_LOGIN_DEFAULTS: FailedLoginLimits = { perPair: 20, perUsername: 100, perAddress: 200 };
 
 const WINDOW_MS = 60_000;
-/** Names and addresses tracked at once; a flood of new ones evicts the oldest, so memory stays bounded. */
-const MAX_TRACKED = 10_000;
+/** Budgets in force held at once, per table; past it a login that would need a new entry is refused, never an entry forgotten. */
+export const MAX_TRACKED = 100_000;
 /** Longer usernames are tracked by their first characters: a flood of long names cannot grow the map's keys. */
 const MAX_KEY_LENGTH = 128;
 
+interface Budget {
+  window: number;
+  count: number;
+}
+
 /**
- * Counts failed logins per username and per client address in fixed one-minute windows (server
- * clock). Past either budget, logins from that address or for that name are refused before any
- * password is checked, so guessing stops being cheap; a name that does not exist is limited exactly
- * like one that does, so the limit reveals nothing either.
+ * One kind of budget (per pair, per username or per address), in fixed one-minute windows. An entry
+ * lives until its window is over; only then may it make room. A full table of entries in force
+ * refuses new keys instead of forgetting old ones, so no flood of others' failures can reset a
+ * budget an attacker has used up.
+ */
+class BudgetTable {
+  /** Insertion order is window order: an entry moved to a new window is deleted and set again. */
+  private readonly budgets = new Map<string, Budget>();
+
+  constructor(
+    readonly limit: number,
+    private readonly maxTracked: number,
+  ) {}
+
+  get size(): number {
+    return this.budgets.size;
+  }
+
+  /** Over its budget, or (the table full of budgets in force) a key that could not be tracked. */
+  blocks(key: string, window: number): boolean {
+    const budget = this.budgets.get(key);
+    if (budget !== undefined && budget.window === window) return budget.count >= this.limit;
+    return this.full(window);
+  }
+
+  bump(key: string, window: number): void {
+    const budget = this.budgets.get(key);
+    if (budget !== undefined && budget.window === window) {
+      budget.count++;
+      return;
+    }
+    this.budgets.delete(key);
+    if (!this.full(window)) this.budgets.set(key, { window, count: 1 });
+  }
+
+  /** Drops the budgets of windows that are over, oldest first; they sit at the front. */
+  sweep(window: number): void {
+    for (const [key, budget] of this.budgets) {
+      if (budget.window === window) return;
+      this.budgets.delete(key);
+    }
+  }
+
+  private full(window: number): boolean {
+    if (this.budgets.size < this.maxTracked) return false;
+    this.sweep(window);
+    return this.budgets.size >= this.maxTracked;
+  }
+}
+
+/**
+ * Counts failed logins in fixed one-minute windows (server clock), in three separate tables: per
+ * username and client address together, per username, and per address. Past any of them, logins
+ * for that name from that address, for that name, or from that address are refused before any
+ * password is checked, so guessing stops being cheap. The pair's budget runs out first: a guesser at
+ * one address locks out only itself, and it takes guesses from several addresses to reach the
+ * username's. A name that does not exist is limited exactly like one that does, so the limit reveals
+ * nothing either.
  */
 export class FailedLogins {
-  private readonly failures = new Map<string, { window: number; count: number }>();
+  private readonly pairs: BudgetTable;
+  private readonly usernames: BudgetTable;
+  private readonly addresses: BudgetTable;
+  private sweptWindow = 0;
 
-  constructor(private readonly limits: FailedLoginLimits = FAILED_LOGIN_DEFAULTS) {
+  constructor(given: Partial<FailedLoginLimits> = {}, maxTracked = MAX_TRACKED) {
+    const limits = { ...FAILED_LOGIN_DEFAULTS, ...given };
     for (const [name, value] of Object.entries(limits))
       if (!Number.isInteger(value) || value < 1)
         throw new RangeError(`failedLogins.${name} must be a positive integer of failures per minute, got ${value}`);
+    this.pairs = new BudgetTable(limits.perPair, maxTracked);
+    this.usernames = new BudgetTable(limits.perUsername, maxTracked);
+    this.addresses = new BudgetTable(limits.perAddress, maxTracked);
   }
 
-  /** Seconds until the window ends when this username or address is over its budget, else undefined. */
+  /** Seconds until the window ends when this username, this address or the two together are over a budget, else undefined. */
   blockedFor(username: string, address: string, now: number): number | undefined {
-    const window = Math.floor(now / WINDOW_MS);
+    const window = this.windowOf(now);
+    const name = userKey(username);
     const over =
-      this.countOf(userKey(username), window) >= this.limits.perUsername ||
-      this.countOf(addressKey(address), window) >= this.limits.perAddress;
+      this.pairs.blocks(pairKey(name, address), window) ||
+      this.usernames.blocks(name, window) ||
+      this.addresses.blocks(address, window);
     return over ? Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000)) : undefined;
   }
 
   fail(username: string, address: string, now: number): void {
-    const window = Math.floor(now / WINDOW_MS);
-    this.bump(userKey(username), window);
-    this.bump(addressKey(address), window);
+    const window = this.windowOf(now);
+    const name = userKey(username);
+    this.pairs.bump(pairKey(name, address), window);
+    this.usernames.bump(name, window);
+    this.addresses.bump(address, window);
   }
 
+  /** Budgets held now; 0 once a minute has passed without failures, so the usual login skips all this. */
   get tracked(): number {
-    return this.failures.size;
+    return this.pairs.size + this.usernames.size + this.addresses.size;
   }
 
-  private countOf(key: string, window: number): number {
-    const entry = this.failures.get(key);
-    return entry && entry.window === window ? entry.count : 0;
-  }
-
-  private bump(key: string, window: number): void {
-    const entry = this.failures.get(key);
-    if (entry && entry.window === window) {
-      entry.count++;
-      return;
+  private windowOf(now: number): number {
+    const window = Math.floor(now / WINDOW_MS);
+    if (window !== this.sweptWindow) {
+      this.sweptWindow = window;
+      for (const table of [this.pairs, this.usernames, this.addresses]) table.sweep(window);
     }
-    this.failures.delete(key);
-    if (this.failures.size >= MAX_TRACKED) {
-      const oldest = this.failures.keys().next().value;
-      if (oldest !== undefined) this.failures.delete(oldest);
-    }
-    this.failures.set(key, { window, count: 1 });
+    return window;
   }
 }
 
 function userKey(username: string): string {
-  return `u ${username.slice(0, MAX_KEY_LENGTH)}`;
+  return username.slice(0, MAX_KEY_LENGTH);
 }
 
-function addressKey(address: string): string {
-  return `a ${address}`;
+function pairKey(name: string, address: string): string {
+  return `${address} ${name}`;
 }

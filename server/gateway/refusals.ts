@@ -42,14 +42,14 @@ export class Refusal {
     res.end(body);
   }
 
-  /** On a CONNECT socket, which Node has already taken away from the HTTP server: raw bytes, then close. */
-  sendRaw(socket: Duplex, requestId: string): void {
+  /** On a CONNECT socket, which Node has already taken away from the HTTP server: raw bytes, then `sent` once they are handed on. */
+  sendRaw(socket: Duplex, requestId: string, sent?: () => void): void {
     const body = this.body(requestId);
     const headers = { ...this.headers(requestId, body), connection: "close" };
     const head = Object.entries(headers)
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join("");
-    socket.end(`HTTP/1.1 ${this.status} ${REASON_PHRASES[this.status] ?? "Error"}\r\n${head}\r\n${body}`);
+    socket.end(`HTTP/1.1 ${this.status} ${REASON_PHRASES[this.status] ?? "Error"}\r\n${head}\r\n${body}`, sent);
   }
 }
 

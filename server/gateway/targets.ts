@@ -28,10 +28,21 @@ export function loopbackLookup(
   else callback(null, "127.0.0.1", 4);
 }
 
+/**
+ * 127.0.0.0/8 and ::1, for an address in the URL parser's canonical form (dotted decimal; IPv6
+ * compressed, lower case); an IPv4-mapped IPv6 address counts as the IPv4 address it maps.
+ */
 function isLoopbackAddress(address: string): boolean {
-  const v4 = address.startsWith("::ffff:") ? address.slice(7) : address;
-  if (isIP(v4) === 4) return v4.startsWith("127.");
-  return address === "::1" || address === "0:0:0:0:0:0:0:1";
+  return isIP(address) === 4 ? address.startsWith("127.") : address === "::1";
+}
+
+/** `::ffff:7f00:1` (how a URL spells `::ffff:127.0.0.1`) as the IPv4 address it maps, else as it is. */
+function unmapped(address: string): string {
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (!mapped) return address;
+  const high = Number.parseInt(mapped[1] as string, 16);
+  const low = Number.parseInt(mapped[2] as string, 16);
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }
 
 export interface AbsoluteTarget {
@@ -43,13 +54,31 @@ export interface AbsoluteTarget {
   hostHeader: string;
 }
 
-/** `host:port` of a CONNECT request, `[v6]:port` included. */
-export function parseAuthority(authority: string): { host: string; port: number } | undefined {
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]/\s]+)):(\d{1,5})$/.exec(authority);
-  const port = Number(match?.[3]);
-  const host = match?.[1] ?? match?.[2];
-  if (host === undefined || !(port >= 1 && port <= 65535)) return undefined;
+/**
+ * The one reading of a target's host and port, for absolute-form requests and CONNECT alike: the
+ * WHATWG URL parser's, so every spelling of an address (`127.1`, `0x7f000001`, `2130706433`,
+ * `0177.0.0.1`, `[::ffff:127.0.0.1]`) comes out as one canonical address, and a name in lower case.
+ */
+function hostAndPort(url: URL): { host: string; port: number } | undefined {
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  const port = url.port === "" ? 80 : Number(url.port);
+  if (host === "" || !(port >= 1 && port <= 65535)) return undefined;
   return { host, port };
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `host:port` of a CONNECT request, `[v6]:port` included: an authority with its port and nothing else. */
+export function parseAuthority(authority: string): { host: string; port: number } | undefined {
+  if (!/^[^\s/?#@\\]+:\d{1,5}$/.test(authority)) return undefined;
+  const url = parseUrl(`http://${authority}/`);
+  return url && url.port !== "" ? hostAndPort(url) : undefined;
 }
 
 /**
@@ -57,18 +86,12 @@ export function parseAuthority(authority: string): { host: string; port: number 
  * (RFC 9112 §3.2.2: the target's authority, whatever Host the client sent); anything else, port 0
  * included, is not a proxy request.
  */
-export function parseAbsoluteUrl(url: string): AbsoluteTarget | undefined {
-  if (!/^http:\/\//i.test(url)) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return undefined;
-  }
-  const host = parsed.hostname.replace(/^\[(.*)\]$/, "$1");
-  const port = parsed.port === "" ? 80 : Number(parsed.port);
-  if (host === "" || !(port >= 1 && port <= 65535)) return undefined;
-  return { host, port, path: `${parsed.pathname}${parsed.search}`, hostHeader: parsed.host };
+export function parseAbsoluteUrl(text: string): AbsoluteTarget | undefined {
+  if (!/^http:\/\//i.test(text)) return undefined;
+  const url = parseUrl(text);
+  const target = url && hostAndPort(url);
+  if (!url || !target) return undefined;
+  return { host: target.host, port: target.port, path: `${url.pathname}${url.search}`, hostHeader: url.host };
 }
 
 /**
@@ -88,7 +111,8 @@ export class TargetPolicy {
     const name = host.toLowerCase().replace(/\.$/, "");
     if (this.allowed.has(name)) return { host, port, connectTo: host };
     if (isIP(host) !== 0) {
-      if (isLoopbackAddress(host)) return { host, port, connectTo: host };
+      const address = unmapped(host);
+      if (isLoopbackAddress(address)) return { host, port, connectTo: address };
       throw notAllowed();
     }
     if (name === "localhost") return { host, port, connectTo: "localhost", lookup: loopbackLookup };

@@ -121,18 +121,25 @@ describe("gateway authentication", () => {
     expect(refusalCode(() => admission.admit(basic("alice", PASSWORD), () => "127.0.0.1"))).toBe("rate_limited");
   });
 
-  it("keeps no presented password, and stays bounded under a flood of new usernames", () => {
-    const failedLogins = new FailedLogins({ perUsername: 5, perAddress: 1_000_000_000 });
+  it("keeps no presented password, and stays bounded under a flood of new usernames by refusing them, not by forgetting", () => {
+    const failedLogins = new FailedLogins({ perUsername: 5, perAddress: 1_000_000_000 }, 1000);
     const admission = admissionWith(sha256Hex, failedLogins);
     admission.admit(basic("alice", PASSWORD), () => "127.0.0.1");
-    for (let i = 0; i < 20_000; i++)
-      refusalCode(() => admission.admit(basic(`user-${i}`, `flood-${i}`), () => "127.0.0.1"));
+    for (let i = 0; i < 5; i++) refusalCode(() => admission.admit(basic("bob", `guess-${i}`), () => "127.0.0.1"));
+    const codes = new Map<string, number>();
+    for (let i = 0; i < 20_000; i++) {
+      const code = refusalCode(() => admission.admit(basic(`user-${i}`, `flood-${i}`), () => "127.0.0.1"));
+      codes.set(code, (codes.get(code) ?? 0) + 1);
+    }
+    // 999 new names fit beside bob's; the rest are refused unchecked, and bob's budget is still in force.
+    expect(Object.fromEntries(codes)).toEqual({ invalid_credentials: 999, rate_limited: 19_001 });
+    expect(refusalCode(() => admission.admit(basic("bob", "guess-5"), () => "127.0.0.1"))).toBe("rate_limited");
     const strings = reachableStrings(admission);
     const header = basic("alice", PASSWORD);
     expect(strings.filter((text) => text.includes(PASSWORD) || text.includes("flood-") || text === header)).toEqual([]);
     // Only the one login that succeeded is remembered, by its header's hash.
     expect((admission as unknown as { proven: Map<string, unknown> }).proven.size).toBe(1);
-    expect(failedLogins.tracked).toBeLessThanOrEqual(10_000);
+    expect(failedLogins.tracked).toBeLessThanOrEqual(3 * 1000);
   });
 
   it("limits failed logins per username, known or not, and refuses even the right password while limited", async () => {

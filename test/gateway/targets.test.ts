@@ -96,4 +96,24 @@ describe("gateway targets", () => {
     const answer = await viaGateway(server.gatewayUrl, "http://127.0.0.1:0/", basic(user.username, user.password));
     expect([answer.status, answer.headers["x-proxy-error"]]).toEqual([400, "bad_request"]);
   });
+
+  it("reads every spelling of a loopback address alike, plain and CONNECT", async () => {
+    // A tunnel that carries nothing closes at once, so each connection ends by itself.
+    fixture = await gatewayFixture({ gateway: { tunnelIdleTimeoutMs: 50 } });
+    const { origin, user, server } = fixture;
+    const auth = basic(user.username, user.password);
+    const loopback = ["127.1", "0x7f000001", "2130706433", "0177.0.0.1", "localhost.", "[::ffff:127.0.0.1]"];
+    const elsewhere = ["0x0a000001", "[::ffff:10.0.0.1]", "167772161"];
+    const answers = async (host: string) => {
+      const authority = `${host}:${origin.port}`;
+      const plain = absoluteRequest("GET", `http://${authority}/hello`, auth, "Connection: close\r\n");
+      const tunnel = `CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\nProxy-Authorization: ${auth}\r\n\r\n`;
+      const [plainAnswer] = await pipelined(server.gatewayUrl, [Buffer.from(plain)]);
+      const [tunnelAnswer] = await pipelined(server.gatewayUrl, [Buffer.from(tunnel)]);
+      return [plainAnswer, tunnelAnswer].map((answer) => (answer ? statusOf(answer) : "no answer"));
+    };
+    for (const host of loopback) expect([host, ...(await answers(host))]).toEqual([host, 200, 200]);
+    for (const host of elsewhere) expect([host, ...(await answers(host))]).toEqual([host, 403, 403]);
+    expect(asked).toEqual([]);
+  });
 });

@@ -140,9 +140,21 @@ describe("command line", () => {
         "4",
         "--gateway-tunnel-idle-ms",
         "1500",
+        "--gateway-failed-logins-per-pair",
+        "2",
+        "--gateway-header-timeout-ms",
+        "700",
+        "--gateway-max-unauthenticated",
+        "9",
       ]),
     ).toMatchObject({
-      gateway: { failedLogins: { perUsername: 3, perAddress: 30 }, maxOpenPerUser: 4, tunnelIdleTimeoutMs: 1500 },
+      gateway: {
+        failedLogins: { perPair: 2, perUsername: 3, perAddress: 30 },
+        maxOpenPerUser: 4,
+        tunnelIdleTimeoutMs: 1500,
+        headerTimeoutMs: 700,
+        maxUnauthenticatedPerAddress: 9,
+      },
     });
     expect(parseCli(["--help"])).toBe("help");
   });
