@@ -18,3 +18,4 @@ export {
 } from "./functions";
 export { IpAllocation, type IpAllocationArgs } from "./ipAllocation/index";
 export { ProxyUser, type ProxyUserArgs, type TrafficLimits } from "./proxyUser/index";
+export { customerUsers, type FleetUser, fleetUsers } from "./fleetUsers";
