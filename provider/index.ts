@@ -1,5 +1,6 @@
 export type { Scope } from "../contract";
 export { ApiKey, type ApiKeyArgs } from "./apiKey/index";
+export { customerUsers, type FleetUser, fleetUsers } from "./fleetUsers";
 export {
   type BalanceResult,
   type Charge,
@@ -18,4 +19,3 @@ export {
 } from "./functions";
 export { IpAllocation, type IpAllocationArgs } from "./ipAllocation/index";
 export { ProxyUser, type ProxyUserArgs, type TrafficLimits } from "./proxyUser/index";
-export { customerUsers, type FleetUser, fleetUsers } from "./fleetUsers";
