@@ -5,7 +5,7 @@ import { type FleetOp, runFleet, type ShardResult } from "./run";
 import { type FleetSpec, loadFleet, type Shard, shardsOf } from "./spec";
 import { fleetWorkspace } from "./workspace";
 
-export const FLEET_USAGE = `usage: pulumi-proxy fleet up|refresh|destroy|prune --fleet <file or dir> [--shard <customer>]… [--json]
+export const FLEET_USAGE = `usage: pulumi-proxy fleet up|keys|refresh|destroy|prune --fleet <file or dir> [--shard <customer>]… [--json]
        pulumi-proxy fleet shards --fleet <file or dir>          the shards as a JSON array (a CI matrix)
        pulumi-proxy fleet operator --fleet <file or dir> --repo <git url> --backend <url> --api-url <url>
                                    [--branch main] [--repo-dir <dir>] [--namespace <ns>]   Stack manifests
@@ -14,6 +14,7 @@ Runs one stack per customer of the fleet's users file, side by side (\`concurren
 file), each with its own API key holding only proxy-users:read, proxy-users:write and limits:write:
   up       mints each stack's key (or rotates it when due, \`keys.rotateAfterDays\`), stores it as the
            stack's secret config proxy:apiKey, then \`pulumi up\`. Without --shard, also prunes.
+  keys     the keys alone, as \`up\` does them, no deployment (a CI job that commits the settings files)
   prune    destroys the stacks of customers no longer in the users file, revokes their keys, removes them
   refresh  \`pulumi refresh\` of every stack
   destroy  destroys every stack, revokes its key and removes the stack
@@ -29,7 +30,7 @@ scopes above). ${ENVIRONMENT_USAGE}
 
 Exit codes: 0 every stack succeeded, 1 a stack failed or an error.`;
 
-const OPS = ["up", "refresh", "destroy", "prune"] as const;
+const OPS = ["up", "keys", "refresh", "destroy", "prune"] as const;
 
 function summaryTable(results: ShardResult[]): string {
   const changes = (result: ShardResult) =>

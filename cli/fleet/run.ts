@@ -19,7 +19,8 @@ export interface ShardResult {
   error?: string;
 }
 
-export type FleetOp = "up" | "refresh" | "destroy";
+/** `keys` is `up` without the engine: each stack's key minted, rotated or retired and stored, nothing deployed. */
+export type FleetOp = "up" | "keys" | "refresh" | "destroy";
 
 /** The admin client: the key that mints the shards' keys (keys:write and every scope it hands out). */
 export function adminClient(): ProxyClient {
@@ -53,10 +54,13 @@ async function converge(
   admin: ProxyClient,
   accountKeys: ApiKey[],
   shard: Shard,
+  deploy: boolean,
+  progress: Progress,
 ): Promise<Omit<ShardResult, "seconds" | "outcome">> {
   const stack = await fleet.open(shard);
   const current = await stack.getAllConfig();
   const key = await shardKey(admin, spec, shard, current["fleet:keyId"]?.value, accountKeys);
+  progress.key = key.action;
   await storeConfig(stack, current, {
     "fleet:customer": { value: shard.stack },
     "fleet:usersFile": { value: spec.usersFile },
@@ -65,8 +69,8 @@ async function converge(
     ...(key.secret ? { "proxy:apiKey": { value: key.secret, secret: true } } : {}),
   });
   await revokeKeys(admin, key.retire);
-  const up = await stack.up();
-  return { stack: shard.stack, users: shard.users.length, key: key.action, changes: changesOf(up.summary) };
+  const changes = deploy ? changesOf((await stack.up()).summary) : {};
+  return { stack: shard.stack, users: shard.users.length, key: key.action, changes };
 }
 
 /** A stack whose customer left the users file: destroyed, its key revoked, the stack removed. */
@@ -86,18 +90,27 @@ async function remove(
   return { stack: name, users: 0, key: "revoked", changes: changesOf(destroyed.summary) };
 }
 
+/** What a stack's task did before it failed, for its line in the summary. */
+type Progress = { key?: KeyAction };
+
+/** The engine repeats its error in the diagnostics and the summary: each line once. */
+const eachLineOnce = (message: string) =>
+  [...new Set(message.split("\n").map((line) => line.trim()))].filter(Boolean).join("\n");
+
 async function timed(
   work: () => Promise<Omit<ShardResult, "seconds" | "outcome">>,
   outcome: "ok" | "removed",
   fallback: { stack: string; users: number },
+  progress: Progress = {},
 ): Promise<ShardResult> {
   const started = performance.now();
   const seconds = () => Math.round((performance.now() - started) / 100) / 10;
   try {
     return { ...(await work()), outcome, seconds: seconds() };
   } catch (error) {
-    const message = describeFailure(error, { stack: fallback.stack, cwd: "" });
-    return { ...fallback, key: "none", outcome: "failed", changes: {}, seconds: seconds(), error: message };
+    const message = eachLineOnce(describeFailure(error, { stack: fallback.stack, cwd: "" }));
+    const key = progress.key ?? "none";
+    return { ...fallback, key, outcome: "failed", changes: {}, seconds: seconds(), error: message };
   }
 }
 
@@ -127,8 +140,11 @@ export async function runFleet(
   const accountKeys = admin ? await admin.keys.list({ limit: 200 }).all() : [];
   const fallback = (shard: Shard) => ({ stack: shard.stack, users: shard.users.length });
   for (const shard of chosen) {
-    if (options.op === "up" && admin) {
-      tasks.push(() => timed(() => converge(fleet, spec, admin, accountKeys, shard), "ok", fallback(shard)));
+    if ((options.op === "up" || options.op === "keys") && admin) {
+      const deploy = options.op === "up";
+      const progress: Progress = {};
+      const work = () => converge(fleet, spec, admin, accountKeys, shard, deploy, progress);
+      tasks.push(() => timed(work, "ok", fallback(shard), progress));
     } else if (members.includes(shard.stack)) {
       tasks.push(() =>
         options.op === "destroy" && admin
