@@ -69,7 +69,8 @@ async function converge(
     ...(key.secret ? { "proxy:apiKey": { value: key.secret, secret: true } } : {}),
   });
   await revokeKeys(admin, key.retire);
-  const changes = deploy ? changesOf((await stack.up()).summary) : {};
+  // Refreshed first, as a deployment should be: a change made outside Pulumi is undone, not kept.
+  const changes = deploy ? changesOf((await stack.up({ refresh: true })).summary) : {};
   return { stack: shard.stack, users: shard.users.length, key: key.action, changes };
 }
 

@@ -63,7 +63,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  await runCli(["fleet", "destroy", "--fleet", "."], env, dir).catch(() => undefined);
+  // The account lives in this server alone: closing it is the clean-up (fleet destroy runs in the README).
   await server?.close();
   fs.rmSync(tempDir, { recursive: true, force: true });
 });
@@ -106,7 +106,13 @@ describe("examples/fleet: one stack per customer, each with its own narrow key",
     const keysBefore = JSON.stringify(fleetKeys());
     const run = await fleet("up");
     expect(run.code, run.stderr).toBe(0);
-    expect(run.byStack.umbrella).toMatchObject({ outcome: "ok", key: "kept", changes: { create: 3 } });
+    // The failed run created what preceded the bad row; this one creates the rest.
+    expect(run.byStack.umbrella).toMatchObject({ outcome: "ok", key: "kept" });
+    expect(run.byStack.umbrella?.changes.create).toBeGreaterThan(0);
+    const umbrella = users()
+      .map((user) => user.name)
+      .filter((name) => name.startsWith("umbrella"));
+    expect(umbrella.sort()).toEqual(["umbrella-ads", "umbrella-search"]);
     for (const stack of ["acme", "globex", "initech"]) {
       expect(run.byStack[stack], stack).toMatchObject({ outcome: "ok", key: "kept" });
       expect(Object.keys(run.byStack[stack]?.changes ?? {}), stack).toEqual(["same"]);
@@ -162,7 +168,7 @@ describe("examples/fleet: one stack per customer, each with its own narrow key",
     expect(run.byStack.initech).toMatchObject({ outcome: "removed", key: "revoked", changes: { delete: 2 } });
     for (const stack of ["acme", "globex", "umbrella"])
       expect(run.byStack[stack], stack).toMatchObject({ key: "rotated" });
-    // acme's drift is undone by its up, with the new secret.
+    // `fleet up` refreshes first: acme's drift is undone, with the new secret.
     expect(run.byStack.acme?.changes).toMatchObject({ update: 1 });
 
     expect(keys().some((key) => key.id === initechKey.id)).toBe(false);
