@@ -3,7 +3,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { startReferenceServer } from "../server";
 import { BENCH_ROOT, REPO_ROOT, timed } from "./harness";
-import { installForBench } from "./install";
 import { loadAverage } from "./report";
 
 /**
@@ -13,8 +12,7 @@ import { loadAverage } from "./report";
  * line, the example's program and fleet file), and prints each phase's wall time, requests and 429s
  * against the goals: up under 4 minutes, refresh under 1.
  */
-const CUSTOMERS = 20;
-const USERS_PER_CUSTOMER = 500;
+export const FLEET_GOAL_SHAPE = { customers: 20, usersPerCustomer: 500 };
 const GOALS = { up: 240, refresh: 60 } as const;
 
 export interface FleetFigures {
@@ -26,7 +24,9 @@ export interface FleetFigures {
   load: string;
 }
 
-function writeFleet(dir: string, concurrency: number): void {
+export type FleetShape = typeof FLEET_GOAL_SHAPE;
+
+function writeFleet(dir: string, shape: FleetShape, concurrency: number): void {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const example = path.join(REPO_ROOT, "examples", "fleet");
@@ -34,9 +34,9 @@ function writeFleet(dir: string, concurrency: number): void {
     fs.copyFileSync(path.join(example, file), path.join(dir, file));
   }
   const rows = ["customer,name,dailyGb,monthlyGb,enabled"];
-  for (let c = 0; c < CUSTOMERS; c++) {
+  for (let c = 0; c < shape.customers; c++) {
     const customer = `customer-${String(c).padStart(2, "0")}`;
-    for (let u = 0; u < USERS_PER_CUSTOMER; u++) rows.push(`${customer},${customer}-u${u},${1 + (u % 5)},100,true`);
+    for (let u = 0; u < shape.usersPerCustomer; u++) rows.push(`${customer},${customer}-u${u},${1 + (u % 5)},100,true`);
   }
   fs.writeFileSync(path.join(dir, "users.csv"), `${rows.join("\n")}\n`);
   fs.writeFileSync(path.join(dir, "fleet.json"), JSON.stringify({ users: "users.csv", concurrency }));
@@ -66,11 +66,11 @@ export async function benchFleet(
   concurrency: number,
   extraEnv: Record<string, string>,
 ): Promise<FleetFigures[]> {
-  // Below the bench's node_modules, so the program loads the package as a user's does (install.ts).
-  installForBench();
+  // Below the bench's node_modules (installed by the caller, run.ts), so the program loads the package
+  // as a user's does (install.ts).
   const root = path.join(BENCH_ROOT, "fleet");
   const dir = path.join(root, "program");
-  writeFleet(dir, concurrency);
+  writeFleet(dir, shape, concurrency);
   for (const sub of ["home", "backend"]) fs.mkdirSync(path.join(root, sub), { recursive: true });
   const server = await startReferenceServer({ rateLimitPerMinute: 600, balanceCents: 100_000_000 });
   const env = {
@@ -110,10 +110,10 @@ export async function benchFleet(
   return figures;
 }
 
-export function fleetTable(rows: FleetFigures[], label: string): string {
+export function fleetTable(rows: FleetFigures[], shape: FleetShape, label: string): string {
   const goal = (phase: FleetFigures["phase"]) => (phase === "destroy" ? "—" : `< ${GOALS[phase]} s`);
   return [
-    `Fleet: ${CUSTOMERS} stacks × ${USERS_PER_CUSTOMER} users, one key each, 600 requests/min per key (${label})`,
+    `Fleet: ${shape.customers} stacks × ${shape.usersPerCustomer} users, one key each, 600 requests/min per key (${label})`,
     "| phase | wall s | goal | requests | 429s | failed stacks | load after |",
     "|---|---|---|---|---|---|---|",
     ...rows.map(

@@ -1,7 +1,7 @@
 import os from "node:os";
 import { benchCrash, killTable } from "./crash/bench";
 import { benchChaosDestroy, chaosTable } from "./crash/chaosDestroy";
-import { benchFleet, fleetTable } from "./fleet";
+import { benchFleet, FLEET_GOAL_SHAPE, fleetTable } from "./fleet";
 import { benchGateway } from "./gateway";
 import { pulumiBinDir, STACKS_DIR } from "./harness";
 import { type Installed, installForBench } from "./install";
@@ -98,7 +98,8 @@ const CASES: BenchCase[] = [
     id: "fleet:default",
     async run() {
       const { binDir } = await stackEnvironment();
-      console.log(`\n${fleetTable(await benchFleet(binDir, 4, {}), "default checkpoints, 4 at a time")}`);
+      const figures = await benchFleet(binDir, FLEET_GOAL_SHAPE, 4, {});
+      console.log(`\n${fleetTable(figures, FLEET_GOAL_SHAPE, "default checkpoints, 4 at a time")}`);
     },
   },
   {
@@ -106,7 +107,8 @@ const CASES: BenchCase[] = [
     async run() {
       const { binDir } = await stackEnvironment();
       const env = { PULUMI_SKIP_CHECKPOINTS: "true" };
-      console.log(`\n${fleetTable(await benchFleet(binDir, 4, env), "PULUMI_SKIP_CHECKPOINTS=true, 4 at a time")}`);
+      const figures = await benchFleet(binDir, FLEET_GOAL_SHAPE, 4, env);
+      console.log(`\n${fleetTable(figures, FLEET_GOAL_SHAPE, "PULUMI_SKIP_CHECKPOINTS=true, 4 at a time")}`);
     },
   },
   // `--only crash`: a mixed stack SIGKILLed at 20 random points and recovered as the README says, then

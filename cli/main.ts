@@ -25,7 +25,7 @@ import {
   stackTarget,
   UsageError,
 } from "./stack";
-import { formatDriftTable } from "./table";
+import { formatDriftTable, writeDriftOutput } from "./table";
 
 const USAGE = `usage: pulumi-proxy drift --stack <name> [--cwd <dir>] [--json[=<file>]] [--pulumi-root <dir>]
        pulumi-proxy drift --fleet <file or dir> [--json[=<file>]]   every stack of a fleet, one report
@@ -89,26 +89,17 @@ export function parseDriftArgs(argv: string[]): DriftArgs | "help" {
 export async function runDrift(args: DriftArgs): Promise<number> {
   const stack = await selectStack(args);
   const report = await detectDrift(stack);
-  const table = formatDriftTable(report);
-  if (args.json !== undefined) {
-    const json: DriftJson = {
+  writeDriftOutput(
+    formatDriftTable(report),
+    args.json,
+    (): DriftJson => ({
       version: 1,
       ...report,
       cwd: args.cwd,
       drift: report.drifted.length > 0,
       checkedAt: new Date().toISOString(),
-    };
-    const text = `${JSON.stringify(json, null, 2)}\n`;
-    if (args.json === "-") {
-      process.stdout.write(text);
-      process.stderr.write(`${table}\n`);
-    } else {
-      fs.writeFileSync(args.json, text);
-      process.stdout.write(`${table}\n`);
-    }
-  } else {
-    process.stdout.write(`${table}\n`);
-  }
+    }),
+  );
   return report.drifted.length > 0 ? EXIT.drift : EXIT.noDrift;
 }
 

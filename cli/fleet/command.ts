@@ -100,7 +100,8 @@ async function runOp(
   if (unknown.length > 0) throw new UsageError(`--shard ${unknown[0]}: no customer of that name in the users file`);
   const fleet = await fleetWorkspace(spec, values["pulumi-root"]);
   const only = values.shard ?? (op === "prune" ? [] : undefined);
-  const prune = op === "prune" || (op === "up" && !values.shard);
+  // Without --shard, `up` and `destroy` also cover the stacks of customers gone from the users file.
+  const prune = op === "prune" || ((op === "up" || op === "destroy") && !values.shard);
   const results = await runFleet(fleet, spec, shards, { op: op === "prune" ? "up" : op, only, prune });
   process.stdout.write(
     `${values.json ? JSON.stringify({ version: 1, op, stacks: results }, null, 2) : summaryTable(results)}\n`,

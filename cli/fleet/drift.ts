@@ -1,6 +1,5 @@
-import fs from "node:fs";
 import { type DriftReport, detectDrift } from "../drift";
-import { formatDriftTable } from "../table";
+import { formatDriftTable, writeDriftOutput } from "../table";
 import { eachFleetStack, type FleetStackResult, fleetFooter } from "./reports";
 
 /**
@@ -26,25 +25,17 @@ export async function runFleetDrift(
   const failed = results.filter((result) => result.error !== undefined).length;
   const tables = results.flatMap((result) => (result.value ? [formatDriftTable(result.value)] : []));
   const text = [...tables, fleetFooter(results, drifted, "drift")].join("\n\n");
-  if (options.json !== undefined) {
-    const json: FleetDriftJson = {
+  writeDriftOutput(
+    text,
+    options.json,
+    (): FleetDriftJson => ({
       version: 1,
       fleet: spec.file,
       drift: drifted > 0,
       failed,
       checkedAt: new Date().toISOString(),
       stacks: results,
-    };
-    const body = `${JSON.stringify(json, null, 2)}\n`;
-    if (options.json === "-") {
-      process.stdout.write(body);
-      process.stderr.write(`${text}\n`);
-    } else {
-      fs.writeFileSync(options.json, body);
-      process.stdout.write(`${text}\n`);
-    }
-  } else {
-    process.stdout.write(`${text}\n`);
-  }
+    }),
+  );
   return failed > 0 ? 1 : drifted > 0 ? 2 : 0;
 }

@@ -3,7 +3,7 @@ import { type ApiKey, ProxyClient } from "../../sdk";
 import { describeFailure, UsageError } from "../stack";
 import { type KeyAction, revokeKeys, shardKey } from "./keys";
 import { inPool } from "./pool";
-import type { FleetSpec, Shard } from "./spec";
+import { type FleetSpec, keyNameFor, type Shard } from "./spec";
 import type { FleetWorkspace } from "./workspace";
 
 /** One stack's line in the fleet's summary. */
@@ -85,7 +85,7 @@ async function remove(
   const stack = await fleet.select(name);
   const keyId = (await stack.getAllConfig())["fleet:keyId"]?.value;
   const destroyed = await stack.destroy();
-  const named = accountKeys.filter((key) => key.name === `${prefix}-${name}`.slice(0, 63)).map((key) => key.id);
+  const named = accountKeys.filter((key) => key.name === keyNameFor(prefix, name)).map((key) => key.id);
   await revokeKeys(admin, [...new Set([...(keyId ? [keyId] : []), ...named])]);
   await fleet.workspace.removeStack(name);
   return { stack: name, users: 0, key: "revoked", changes: changesOf(destroyed.summary) };

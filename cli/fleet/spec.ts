@@ -52,6 +52,9 @@ export interface Shard {
  */
 export const SHARD_SCOPES: Scope[] = ["proxy-users:read", "proxy-users:write", "limits:write"];
 
+/** A shard's key name on the account: `<prefix>-<customer>`, cut to the API's 63 characters. */
+export const keyNameFor = (prefix: string, customer: string) => `${prefix}-${customer}`.slice(0, 63);
+
 /** `--fleet` takes the fleet file or the folder holding `fleet.json`. */
 export function loadFleet(given: string): FleetSpec {
   const resolved = path.resolve(given);
@@ -93,5 +96,5 @@ export function shardsOf(spec: FleetSpec): Shard[] {
   }
   return [...byCustomer.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([stack, users]) => ({ stack, users, keyName: `${spec.keys.prefix}-${stack}`.slice(0, 63) }));
+    .map(([stack, users]) => ({ stack, users, keyName: keyNameFor(spec.keys.prefix, stack) }));
 }

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import { locatePulumi } from "../pulumiCli";
@@ -26,10 +27,12 @@ export async function fleetWorkspace(spec: FleetSpec, pulumiRoot?: string): Prom
     select: (stack) => Stack.select(stack, workspace),
     async members() {
       const names = (await workspace.listStacks()).map((summary) => summary.name.split("/").pop() ?? summary.name);
-      const marked = await Promise.all(
-        names.map(async (name) => ((await workspace.getAllConfig(name))["fleet:customer"] ? name : undefined)),
-      );
-      return marked.filter((name): name is string => name !== undefined).sort();
+      // The settings file says whether the fleet made the stack; reading it costs no CLI process per stack.
+      const settings = (name: string) => {
+        const file = path.join(spec.program, `Pulumi.${name}.yaml`);
+        return fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
+      };
+      return names.filter((name) => /^\s*fleet:customer:/m.test(settings(name))).sort();
     },
   };
 }
