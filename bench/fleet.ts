@@ -63,6 +63,7 @@ function runFleet(op: string, dir: string, env: NodeJS.ProcessEnv): Promise<{ co
 
 export async function benchFleet(
   binDir: string,
+  shape: FleetShape,
   concurrency: number,
   extraEnv: Record<string, string>,
 ): Promise<FleetFigures[]> {
