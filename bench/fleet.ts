@@ -30,7 +30,8 @@ function writeFleet(dir: string, shape: FleetShape, concurrency: number): void {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const example = path.join(REPO_ROOT, "examples", "fleet");
-  for (const file of ["Pulumi.yaml", "index.ts", "tsconfig.json"]) {
+  // package.json too: without one the Node host runs the `main` of the nearest package.json above, the repository's.
+  for (const file of ["Pulumi.yaml", "index.ts", "tsconfig.json", "package.json"]) {
     fs.copyFileSync(path.join(example, file), path.join(dir, file));
   }
   const rows = ["customer,name,dailyGb,monthlyGb,enabled"];
@@ -91,13 +92,18 @@ export async function benchFleet(
     for (const phase of ["up", "refresh", "destroy"] as const) {
       server.resetStats();
       const { seconds, result } = await timed(() => runFleet(phase, dir, env));
-      const stacks = (JSON.parse(result.stdout || "{}").stacks ?? []) as { outcome: string; error?: string }[];
+      type Line = { outcome: string; error?: string; changes: Record<string, number> };
+      const stacks = (JSON.parse(result.stdout || "{}").stacks ?? []) as Line[];
+      const changes: Record<string, number> = {};
+      for (const [op, count] of stacks.flatMap((stack) => Object.entries(stack.changes))) {
+        changes[op] = (changes[op] ?? 0) + count;
+      }
       const failed = stacks.filter((stack) => stack.outcome === "failed");
       for (const stack of failed) console.error(stack.error);
       const { requests, rateLimited } = server.stats();
       const row = { phase, seconds, requests, rateLimited, failed: failed.length, load: loadAverage() };
       console.log(
-        `fleet ${phase.padEnd(8)} ${seconds.toFixed(1)} s, ${stacks.length} stacks (${failed.length} failed), ${requests} requests, ${rateLimited} 429s, ${row.load}`,
+        `fleet ${phase.padEnd(8)} ${seconds.toFixed(1)} s, ${stacks.length} stacks (${failed.length} failed), ${requests} requests, ${rateLimited} 429s, ${JSON.stringify(changes)}, ${row.load}`,
       );
       figures.push(row);
     }
