@@ -63,6 +63,21 @@ describe("pulumi-proxy fleet: its files", () => {
     expect(result.stderr).toMatch(/fleet\.json: concurrency: Too small: expected number to be >=1/);
   });
 
+  it("a wrong command line fails before any engine run, saying what to change", async () => {
+    const env = process.env as Record<string, string>;
+    const cases: [string[], string][] = [
+      [["fleet", "up", "--fleet", example, "--shard", "nobody"], "--shard nobody: no customer of that name"],
+      [["fleet", "upgrade", "--fleet", example], 'unknown fleet command "upgrade"'],
+      [["drift", "--fleet", example, "--stack", "acme"], "--fleet and --stack exclude each other"],
+      [["plan", "--fleet", path.join(temp, "missing")], "no fleet file at"],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(args, env);
+      expect(result.code, args.join(" ")).toBe(1);
+      expect(result.stderr, args.join(" ")).toContain(message);
+    }
+  });
+
   it("shards is the matrix, and operator writes one pulumi.com/v1 Stack per shard, its key by Secret reference", async () => {
     const env = process.env as Record<string, string>;
     const shards = await runCli(["fleet", "shards", "--fleet", example], env);
