@@ -2,6 +2,7 @@ import os from "node:os";
 import { benchConsole, benchReport } from "./console";
 import { benchCrash, killTable, SKIP_CHECKPOINTS_SHAPE } from "./crash/bench";
 import { benchChaosDestroy, chaosTable } from "./crash/chaosDestroy";
+import { benchFleet, FLEET_GOAL_SHAPE, fleetTable } from "./fleet";
 import { benchGateway } from "./gateway";
 import { pulumiBinDir, STACKS_DIR } from "./harness";
 import { type Installed, installForBench } from "./install";
@@ -114,6 +115,25 @@ const CASES: BenchCase[] = [
   ...SCALE_CASES,
   stackCase("stack:crowded:n200", { label: "N=200", users: 200, keys: 0, ips: 0 }, {}, { crowd: 0.8 }),
   stackCase("stack:crowded:n500", { label: "N=500", users: 500, keys: 0, ips: 0 }, {}, { crowd: 0.8 }),
+  // `--only fleet`: 10,000 users in 20 stacks of 500, each with its own key (issue 35's goal), 4 stacks at a
+  // time; `fleet:skip-checkpoints` the same with PULUMI_SKIP_CHECKPOINTS=true.
+  {
+    id: "fleet:default",
+    async run() {
+      const { binDir } = await stackEnvironment();
+      const figures = await benchFleet(binDir, FLEET_GOAL_SHAPE, 4, {});
+      console.log(`\n${fleetTable(figures, FLEET_GOAL_SHAPE, "default checkpoints, 4 at a time")}`);
+    },
+  },
+  {
+    id: "fleet:skip-checkpoints",
+    async run() {
+      const { binDir } = await stackEnvironment();
+      const env = { PULUMI_SKIP_CHECKPOINTS: "true" };
+      const figures = await benchFleet(binDir, FLEET_GOAL_SHAPE, 4, env);
+      console.log(`\n${fleetTable(figures, FLEET_GOAL_SHAPE, "PULUMI_SKIP_CHECKPOINTS=true, 4 at a time")}`);
+    },
+  },
   // `--only crash`: a mixed stack SIGKILLed at 20 random points and recovered as the README says, then
   // a destroy under 20 % faults that must converge in one run.
   {

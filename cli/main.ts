@@ -5,6 +5,10 @@ import { parseArgs } from "node:util";
 import { runServerCli } from "../server/cli";
 import { coverageCommand } from "./coverage/command";
 import { type DriftReport, detectDrift } from "./drift";
+import { fleetCommand } from "./fleet/command";
+import { runFleetDrift } from "./fleet/drift";
+import { fleetOption, withFleetStack } from "./fleet/reports";
+import { loadFleet } from "./fleet/spec";
 import { planCommand } from "./plan/command";
 import { policyCommand } from "./policyInit";
 import { providerCommand } from "./providerInstall";
@@ -22,10 +26,12 @@ import {
   stackTarget,
   UsageError,
 } from "./stack";
-import { formatDriftTable } from "./table";
+import { formatDriftTable, writeDriftOutput } from "./table";
 
 const USAGE = `usage: pulumi-proxy drift --stack <name> [--cwd <dir>] [--json[=<file>]] [--pulumi-root <dir>]
+       pulumi-proxy drift --fleet <file or dir> [--json[=<file>]]   every stack of a fleet, one report
        pulumi-proxy plan --stack <name> [--cwd <dir>] [--refresh] [--json | --markdown]  (plan --help for more)
+       pulumi-proxy fleet up --fleet <file or dir>   one stack per customer, each with its own key (fleet --help)
        pulumi-proxy coverage --stack <name> [--import-file <file>] [--json]  what the account holds that the stack does not manage
        pulumi-proxy provider install   put the native \`proxy\` provider plugin where Pulumi finds it
        pulumi-proxy sdk python | go    where the native provider's Python wheel or Go module is, for pip or go.mod
@@ -85,26 +91,17 @@ export function parseDriftArgs(argv: string[]): DriftArgs | "help" {
 export async function runDrift(args: DriftArgs): Promise<number> {
   const stack = await selectStack(args);
   const report = await detectDrift(stack);
-  const table = formatDriftTable(report);
-  if (args.json !== undefined) {
-    const json: DriftJson = {
+  writeDriftOutput(
+    formatDriftTable(report),
+    args.json,
+    (): DriftJson => ({
       version: 1,
       ...report,
       cwd: args.cwd,
       drift: report.drifted.length > 0,
       checkedAt: new Date().toISOString(),
-    };
-    const text = `${JSON.stringify(json, null, 2)}\n`;
-    if (args.json === "-") {
-      process.stdout.write(text);
-      process.stderr.write(`${table}\n`);
-    } else {
-      fs.writeFileSync(args.json, text);
-      process.stdout.write(`${table}\n`);
-    }
-  } else {
-    process.stdout.write(`${table}\n`);
-  }
+    }),
+  );
   return report.drifted.length > 0 ? EXIT.drift : EXIT.noDrift;
 }
 
@@ -116,6 +113,7 @@ function packageVersion(): string {
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === "plan") return planCommand(rest);
+  if (command === "fleet") return fleetCommand(rest);
   if (command === "provider") return providerCommand(rest);
   if (command === "sdk") return sdkCommand(rest);
   if (command === "recover") return recoverCommand(rest);
@@ -137,7 +135,14 @@ export async function main(argv: string[]): Promise<number> {
   let args: DriftArgs | "help" | undefined;
   try {
     if (command !== "drift") throw new UsageError(command ? `unknown command "${command}"` : "a command is required");
-    args = parseDriftArgs(rest);
+    const { fleet, rest: others } = fleetOption(rest);
+    args = parseDriftArgs(fleet ? withFleetStack(others, loadFleet(fleet)) : rest);
+    if (fleet && args !== "help") {
+      return await runFleetDrift(fleet, {
+        ...(args.json !== undefined ? { json: args.json } : {}),
+        ...(args.pulumiRoot ? { pulumiRoot: args.pulumiRoot } : {}),
+      });
+    }
     if (args === "help") {
       process.stdout.write(`${USAGE}\n`);
       return EXIT.noDrift;

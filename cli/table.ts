@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { DUE_SOON_DAYS, describeDeadline } from "../provider/apiKey/deadlines";
 import type { DriftReport, ResourceDrift } from "./drift";
 import { formatValue, shortType } from "./format";
@@ -50,4 +51,23 @@ function driftTable(report: DriftReport): string {
     "",
     ...lines,
   ].join("\n");
+}
+
+/**
+ * Where `drift` writes: with `--json` (target "-") the JSON on stdout and the table on stderr; with
+ * `--json=<file>` the JSON to the file and the table on stdout; without, the table on stdout.
+ */
+export function writeDriftOutput(table: string, target: string | undefined, json: () => object): void {
+  if (target === undefined) {
+    process.stdout.write(`${table}\n`);
+    return;
+  }
+  const text = `${JSON.stringify(json(), null, 2)}\n`;
+  if (target === "-") {
+    process.stdout.write(text);
+    process.stderr.write(`${table}\n`);
+  } else {
+    fs.writeFileSync(target, text);
+    process.stdout.write(`${table}\n`);
+  }
 }

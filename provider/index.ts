@@ -1,5 +1,6 @@
 export type { Scope } from "../contract";
 export { ApiKey, type ApiKeyArgs } from "./apiKey/index";
+export { customerUsers, type FleetUser, fleetUsers } from "./fleetUsers";
 export {
   type BalanceResult,
   type Charge,

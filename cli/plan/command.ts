@@ -3,6 +3,9 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { keyDeadlines, type StoredResource } from "../../provider/apiKey/deadlines";
+import { runFleetPlan } from "../fleet/plan";
+import { fleetOption, withFleetStack } from "../fleet/reports";
+import { loadFleet } from "../fleet/spec";
 import {
   describeFailure,
   ENVIRONMENT_USAGE,
@@ -22,6 +25,7 @@ import { previewSteps } from "./steps";
 
 const USAGE = `usage: pulumi-proxy plan --stack <name> [--cwd <dir>] [--refresh] [--policy-pack <dir> [--policy-pack-config <file>]]
                           [--json | --markdown] [--pulumi-root <dir>]
+       pulumi-proxy plan --fleet <file or dir> [the same options]   every stack of a fleet, one report
 
 Runs \`pulumi preview\` on an existing stack and prints what it will do in a reviewer's words:
 every change with the properties that change, what it will cost (exactly, by the API's rules and
@@ -136,7 +140,13 @@ export async function runPlan(args: PlanArgs): Promise<number> {
 export async function planCommand(argv: string[]): Promise<number> {
   let args: PlanArgs | "help" | undefined;
   try {
-    args = parsePlanArgs(argv);
+    const { fleet, rest } = fleetOption(argv);
+    args = parsePlanArgs(fleet ? withFleetStack(rest, loadFleet(fleet)) : argv);
+    if (fleet && args !== "help") {
+      const template = args;
+      const options = { format: args.format, ...(args.pulumiRoot ? { pulumiRoot: args.pulumiRoot } : {}) };
+      return await runFleetPlan(fleet, options, (stack) => makePlan(stack, { ...template, stack: stack.name }));
+    }
     if (args === "help") {
       process.stdout.write(`${USAGE}\n`);
       return PLAN_EXIT.noChanges;

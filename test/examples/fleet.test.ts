@@ -1,0 +1,203 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { LocalWorkspace } from "@pulumi/pulumi/automation";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { FleetDriftJson } from "../../cli/fleet/drift";
+import type { FleetPlanJson } from "../../cli/fleet/plan";
+import type { ShardResult } from "../../cli/fleet/run";
+import { SHARD_SCOPES } from "../../cli/fleet/spec";
+import { PermissionDeniedError, ProxyClient } from "../../sdk";
+import { type ReferenceServer, startReferenceServer } from "../../server";
+import { runCli } from "../support/cli";
+import { REPO_ROOT } from "../support/pulumi";
+import { EXAMPLES_DIR } from "./harness";
+
+/**
+ * The fleet example as its README runs it, K = 4 customers of one to three users each, on the real
+ * engine against the reference server: one failing stack, convergence, drift and plan over the
+ * fleet, rotation on schedule and a removed customer. One set-up, run in order (about 6 fleet runs).
+ */
+const DAY_MS = 24 * 60 * 60 * 1000;
+type Key = { id: string; name: string; scopes: string[]; last_rotated_at: string | null };
+type User = { name: string; limits: { daily_gb: number | null } };
+
+/** The server's clock: two days behind at first, so the keys the fleet mints are two days old later. */
+let offsetMs = -2 * DAY_MS;
+let server: ReferenceServer;
+let dir: string;
+let tempDir: string;
+let env: Record<string, string>;
+
+const fleet = async (...args: string[]) => {
+  const result = await runCli(["fleet", ...args, "--fleet", ".", "--json"], env, dir);
+  const parsed = result.stdout.trim() ? (JSON.parse(result.stdout) as { stacks: ShardResult[] }) : undefined;
+  return { ...result, byStack: Object.fromEntries((parsed?.stacks ?? []).map((stack) => [stack.stack, stack])) };
+};
+const keys = () => server.control.snapshot().keys as Key[];
+const fleetKeys = () => keys().filter((key) => key.name.startsWith("fleet-"));
+const users = () => server.control.snapshot().proxyUsers as User[];
+const stackFile = (stack: string) => path.join(dir, `Pulumi.${stack}.yaml`);
+const csv = () => path.join(dir, "users.csv");
+
+beforeAll(async () => {
+  server = await startReferenceServer({ rateLimitPerMinute: 100_000, clock: { now: () => Date.now() + offsetMs } });
+  tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-fleet-"));
+  dir = path.join(tempDir, "fleet");
+  fs.cpSync(path.join(EXAMPLES_DIR, "fleet"), dir, {
+    recursive: true,
+    filter: (file) => !/^Pulumi\..+\.yaml$/.test(path.basename(file)) && path.basename(file) !== "node_modules",
+  });
+  fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+  for (const sub of ["home", "backend"]) fs.mkdirSync(path.join(tempDir, sub));
+  env = {
+    ...(process.env as Record<string, string>),
+    PULUMI_HOME: path.join(tempDir, "home"),
+    PULUMI_BACKEND_URL: `file://${path.join(tempDir, "backend")}`,
+    PULUMI_CONFIG_PASSPHRASE: "fleet-test",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+    PROXY_API_URL: server.url,
+    PROXY_API_KEY: server.rootKey,
+    PATH: `${inject("pulumiBinDir")}${path.delimiter}${process.env.PATH ?? ""}`,
+  };
+});
+afterAll(async () => {
+  // The account lives in this server alone: closing it is the clean-up (fleet destroy runs in the README).
+  await server?.close();
+  fs.rmSync(tempDir, { recursive: true, force: true });
+});
+
+describe("examples/fleet: one stack per customer, each with its own narrow key", () => {
+  it("one stack failing does not stop the others; each stack gets a key with only its scopes", async () => {
+    // umbrella's daily ceiling above its monthly one: its stack fails at preview, the rest go on.
+    const good = fs.readFileSync(csv(), "utf8");
+    fs.writeFileSync(csv(), good.replace("umbrella-ads,3,60", "umbrella-ads,300,60"));
+    const run = await fleet("up");
+    fs.writeFileSync(csv(), good);
+    expect(run.code, run.stderr).toBe(1);
+    expect(Object.keys(run.byStack)).toEqual(["acme", "globex", "initech", "umbrella"]);
+    expect(run.byStack.umbrella).toMatchObject({ outcome: "failed" });
+    expect(run.byStack.umbrella?.error).toMatch(/umbrella-ads.*dailyGb/s);
+    for (const stack of ["acme", "globex", "initech"]) {
+      expect(run.byStack[stack], stack).toMatchObject({ outcome: "ok", key: "minted" });
+    }
+    expect(run.byStack.acme?.changes).toEqual({ create: 4 });
+    expect(
+      users()
+        .map((user) => user.name)
+        .filter((name) => name.startsWith("umbrella")),
+    ).toEqual([]);
+
+    expect(
+      fleetKeys()
+        .map((key) => key.name)
+        .sort(),
+    ).toEqual(["fleet-acme", "fleet-globex", "fleet-initech", "fleet-umbrella"]);
+    for (const key of fleetKeys()) expect(key.scopes.sort(), key.name).toEqual([...SHARD_SCOPES].sort());
+    // The key is the stack's secret config: encrypted in its settings file, never in plain text.
+    const settings = fs.readFileSync(stackFile("acme"), "utf8");
+    expect(settings).toMatch(/proxy:apiKey:\n\s+secure: v1:/);
+    expect(settings).not.toMatch(/live_/);
+  }, 900_000);
+
+  it("re-running fixes the failed stack and changes nothing in the others", async () => {
+    const files = ["acme", "globex", "initech"].map((stack) => fs.readFileSync(stackFile(stack), "utf8"));
+    const keysBefore = JSON.stringify(fleetKeys());
+    const run = await fleet("up");
+    expect(run.code, run.stderr).toBe(0);
+    // The failed run created what preceded the bad row; this one creates the rest.
+    expect(run.byStack.umbrella).toMatchObject({ outcome: "ok", key: "kept" });
+    expect(run.byStack.umbrella?.changes.create).toBeGreaterThan(0);
+    const umbrella = users()
+      .map((user) => user.name)
+      .filter((name) => name.startsWith("umbrella"));
+    expect(umbrella.sort()).toEqual(["umbrella-ads", "umbrella-search"]);
+    for (const stack of ["acme", "globex", "initech"]) {
+      expect(run.byStack[stack], stack).toMatchObject({ outcome: "ok", key: "kept" });
+      expect(Object.keys(run.byStack[stack]?.changes ?? {}), stack).toEqual(["same"]);
+    }
+    expect(JSON.stringify(fleetKeys())).toBe(keysBefore);
+    expect(["acme", "globex", "initech"].map((stack) => fs.readFileSync(stackFile(stack), "utf8"))).toEqual(files);
+  }, 900_000);
+
+  it("drift and plan take the fleet: every stack, one report", async () => {
+    const admin = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
+    const crawler = (await admin.proxyUsers.list().all()).find((user) => user.name === "acme-crawler");
+    await admin.proxyUsers.update(crawler?.id as string, { limits: { daily_gb: 7 } });
+
+    const drift = await runCli(["drift", "--fleet", ".", "--json"], env, dir);
+    expect(drift.code, drift.stderr).toBe(2);
+    const report = JSON.parse(drift.stdout) as FleetDriftJson;
+    expect(report).toMatchObject({ version: 1, drift: true, failed: 0 });
+    expect(report.stacks.map((stack) => [stack.stack, stack.value?.drifted.map((d) => d.name)])).toEqual([
+      ["acme", ["acme-crawler"]],
+      ["globex", []],
+      ["initech", []],
+      ["umbrella", []],
+    ]);
+    expect(drift.stderr).toContain("Fleet: 4 stacks, 1 with drift, 0 failed.");
+
+    const plan = await runCli(["plan", "--fleet", ".", "--refresh", "--json"], env, dir);
+    expect(plan.code, plan.stderr).toBe(2);
+    const plans = JSON.parse(plan.stdout) as FleetPlanJson;
+    expect(plans).toMatchObject({ version: 1, hasChanges: true, failed: 0, totalCents: 0 });
+    expect(plans.stacks.map((stack) => [stack.stack, stack.value?.summary.update])).toEqual([
+      ["acme", 1],
+      ["globex", 0],
+      ["initech", 0],
+      ["umbrella", 0],
+    ]);
+  }, 900_000);
+
+  it("rotates keys when due, and removing a customer destroys its stack and revokes its key", async () => {
+    // The keys were minted two days ago by the server's clock; a one-day schedule makes them due.
+    offsetMs = 0;
+    const spec = JSON.parse(fs.readFileSync(path.join(dir, "fleet.json"), "utf8"));
+    fs.writeFileSync(
+      path.join(dir, "fleet.json"),
+      JSON.stringify({ ...spec, keys: { ...spec.keys, rotateAfterDays: 1 } }),
+    );
+    fs.writeFileSync(csv(), fs.readFileSync(csv(), "utf8").replace(/^initech,.*\n/gm, ""));
+    const before = fleetKeys();
+    const initechKey = before.find((key) => key.name === "fleet-initech") as Key;
+    const oldAcmeSecret = await acmeSecret();
+
+    const run = await fleet("up");
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.byStack.initech).toMatchObject({ outcome: "removed", key: "revoked", changes: { delete: 2 } });
+    for (const stack of ["acme", "globex", "umbrella"])
+      expect(run.byStack[stack], stack).toMatchObject({ key: "rotated" });
+    // `fleet up` refreshes first: acme's drift is undone, with the new secret.
+    expect(run.byStack.acme?.changes).toMatchObject({ update: 1 });
+
+    expect(keys().some((key) => key.id === initechKey.id)).toBe(false);
+    expect(users().some((user) => user.name.startsWith("initech"))).toBe(false);
+    expect(fs.existsSync(stackFile("initech"))).toBe(false);
+    const after = fleetKeys();
+    expect(after.map((key) => key.id).sort()).toEqual(
+      before
+        .filter((key) => key !== initechKey)
+        .map((key) => key.id)
+        .sort(),
+    );
+    for (const key of after) expect(key.last_rotated_at, key.name).not.toBeNull();
+
+    // The new secret is the stack's config; the old one works through the grace period.
+    const newAcmeSecret = await acmeSecret();
+    expect(newAcmeSecret).not.toBe(oldAcmeSecret);
+    for (const secret of [oldAcmeSecret, newAcmeSecret]) {
+      const client = new ProxyClient({ baseUrl: server.url, apiKey: secret, maxRetries: 0 });
+      await expect(client.proxyUsers.list().all()).resolves.toBeInstanceOf(Array);
+      await expect(client.usage.get({ from: "2026-01-01", to: "2026-01-31" })).rejects.toBeInstanceOf(
+        PermissionDeniedError,
+      );
+    }
+  }, 900_000);
+});
+
+/** acme's key as its stack config holds it, decrypted the way a user would read it. */
+async function acmeSecret(): Promise<string> {
+  const workspace = await LocalWorkspace.create({ workDir: dir, envVars: env });
+  return (await workspace.getConfig("acme", "proxy:apiKey")).value;
+}
