@@ -56,9 +56,11 @@ async function swap(ctx: ProviderContext, id: string, olds: State, news: Inputs)
   // Absent means "no charged replacement": the API then refuses anything beyond the free ones.
   const ceiling = news.maxReplacementChargeCents ?? 0;
   try {
-    // An address other than the state's: an interrupted run swapped it and nothing recorded that (the
-    // state is from before it). Past the API's 24 hours its key would swap, and charge, again.
-    const now = await unlessGone(() => client.ips.get(id));
+    // In recover's run only: an address other than the state's means the killed run swapped it and
+    // nothing recorded that (the state is from before it); past the API's 24 hours its key would swap,
+    // and charge, again. Outside recovery the same difference is a swap made outside Pulumi, and a
+    // changed trigger still asks for one more (as plan priced it).
+    const now = ctx.adoption ? await unlessGone(() => client.ips.get(id)) : undefined;
     if (now && olds.ip && now.ip !== olds.ip) {
       ctx.warn(
         `${label(olds)}: ${olds.ip} was already replaced by ${now.ip} (an interrupted run); not replacing again.`,

@@ -115,7 +115,11 @@ describe("`pulumi up` killed with SIGKILL during a create", () => {
       const exited = new Promise((resolve) => up.on("close", resolve));
       await createSent;
       const running = processesMarked(cli.marker);
-      for (const part of ["native/main.js", "bin/pulumi-language-yaml", "pulumi-yaml/v1.25.0/pulumi-language-yaml"]) {
+      for (const part of [
+        "/pulumi-resource-proxy",
+        "bin/pulumi-language-yaml",
+        "pulumi-yaml/v1.25.0/pulumi-language-yaml",
+      ]) {
         expect(
           running.some((p) => p.command.includes(part)),
           `${part} in ${JSON.stringify(running)}`,

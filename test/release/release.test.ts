@@ -137,8 +137,8 @@ const YAML: LanguageCase = {
         "        dailyGb: ${dailyGb}",
         "    options:",
         `      version: ${release.version}`,
-        // YAML interpolates `${…}`; `$${VERSION}` leaves the CLI's placeholder as it is.
-        `      pluginDownloadURL: ${release.pluginDownloadURL.replace("${", "$${")}`,
+        // YAML takes `${…}` as its own interpolation, so the URL names the version itself.
+        `      pluginDownloadURL: ${release.pluginDownloadURL.replace("$" + "{VERSION}", release.version)}`,
         "outputs:",
         // biome-ignore lint/suspicious/noTemplateCurlyInString: YAML's own interpolation, not a template
         "  userId: ${scraper.proxyUserId}",
