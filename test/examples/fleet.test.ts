@@ -70,7 +70,7 @@ afterAll(async () => {
 
 describe("examples/fleet: one stack per customer, each with its own narrow key", () => {
   it("one stack failing does not stop the others; each stack gets a key with only its scopes", async () => {
-    // umbrella's daily ceiling above its monthly one: its stack fails at preview, the rest go on.
+    // umbrella's daily ceiling above its monthly one: its stack fails in check, the rest go on.
     const good = fs.readFileSync(csv(), "utf8");
     fs.writeFileSync(csv(), good.replace("umbrella-ads,3,60", "umbrella-ads,300,60"));
     const run = await fleet("up");
@@ -83,11 +83,10 @@ describe("examples/fleet: one stack per customer, each with its own narrow key",
       expect(run.byStack[stack], stack).toMatchObject({ outcome: "ok", key: "minted" });
     }
     expect(run.byStack.acme?.changes).toEqual({ create: 4 });
-    expect(
-      users()
-        .map((user) => user.name)
-        .filter((name) => name.startsWith("umbrella")),
-    ).toEqual([]);
+    // The invalid user is never created. Its sibling may be: the engine checks each resource as it
+    // registers it and runs the creates already planned, so whether umbrella-search lands before
+    // umbrella-ads fails its check is a race (the next test's re-run converges either way).
+    expect(users().map((user) => user.name)).not.toContain("umbrella-ads");
 
     expect(
       fleetKeys()
