@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * `npm run release [-- --plugin-download-url <url>] [--out <dir>]`: every artefact of a release in
+ * `npm run release [-- --plugin-download-url <url>] [--repository <url>] [--out <dir>]`: every artefact of a release in
  * one folder, whose path is the last line printed:
  *
  *   pulumi-resource-proxy-v<version>-<os>-<arch>.tar.gz  the self-contained plugin (no Node.js needed)
@@ -69,8 +69,8 @@ function writeChecksums(dir) {
   fs.writeFileSync(path.join(dir, "SHA256SUMS"), `${lines.join("\n")}\n`);
 }
 
-/** @param {{ pluginDownloadURL?: string, outDir?: string }} options @returns {Promise<string>} the release folder */
-export async function release({ pluginDownloadURL, outDir }) {
+/** @param {{ pluginDownloadURL?: string, repository?: string, outDir?: string }} options @returns {Promise<string>} the release folder */
+export async function release({ pluginDownloadURL, repository, outDir }) {
   const { version } = manifest;
   const { os, arch } = enginePlatform();
   const out = path.resolve(outDir ?? path.join(repoRoot, "release", `v${version}-${os}-${arch}`));
@@ -91,7 +91,15 @@ export async function release({ pluginDownloadURL, outDir }) {
     // Awaited below; marked handled now, so that a failure elsewhere first is the one reported.
     compiled.catch(() => {});
     const script = path.join(stage, "pulumi-resource-proxy.cjs");
-    const releaseInfo = { version, ...(pluginDownloadURL ? { pluginDownloadURL } : {}) };
+    const { license, keywords, author } = manifest;
+    const releaseInfo = {
+      version,
+      license,
+      keywords,
+      author,
+      ...(pluginDownloadURL ? { pluginDownloadURL } : {}),
+      ...(repository ? { repository } : {}),
+    };
     await timed("bundled the plugin", () => bundlePlugin({ outfile: script, release: releaseInfo }));
 
     const plugin = (async () => {
@@ -136,7 +144,7 @@ export async function release({ pluginDownloadURL, outDir }) {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { "plugin-download-url": { type: "string" }, out: { type: "string" } },
+    options: { "plugin-download-url": { type: "string" }, repository: { type: "string" }, out: { type: "string" } },
   });
   if (!values["plugin-download-url"]) {
     say(
@@ -144,7 +152,14 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     );
   }
   const started = Date.now();
-  const out = await release({ pluginDownloadURL: values["plugin-download-url"], outDir: values.out });
+  if (!values.repository) {
+    say("no --repository: the schema names no homepage and no repository, which the Pulumi registry links to");
+  }
+  const out = await release({
+    pluginDownloadURL: values["plugin-download-url"],
+    repository: values.repository,
+    outDir: values.out,
+  });
   for (const file of fs.readdirSync(out).sort()) {
     say(`  ${(fs.statSync(path.join(out, file)).size / 1e6).toFixed(1).padStart(6)} MB  ${file}`);
   }

@@ -24,6 +24,8 @@ setup(name='pulumi_proxy',
       description="Proxy users, API keys and ISP or dedicated IPs of the proxy service's management API.",
       long_description=readme(),
       long_description_content_type='text/markdown',
+      keywords='pulumi proxy category/network kind/native',
+      license='Apache-2.0',
       packages=find_packages(),
       package_data={
           'pulumi_proxy': [

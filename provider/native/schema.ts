@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CONFIG, KINDS, type NativeKind, PACKAGE, replaceOnChanges } from "./kinds";
 import { release } from "./release";
+import { packageFacts } from "./version";
 
 /**
  * The package schema `GetSchema` answers, derived on each call from the declarations (the zod fields
@@ -115,11 +116,17 @@ export async function packageSchema(version: string): Promise<Record<string, unk
   const config = Object.fromEntries(
     CONFIG.map(({ key, type, secret }) => [key, { type, ...(secret ? { secret: true } : {}) }]),
   );
+  const { license, keywords, author } = packageFacts();
   return {
     name: PACKAGE,
     displayName: "Proxy service",
     description: "Proxy users, API keys and ISP or dedicated IPs of the proxy service's management API.",
     version,
+    // What the Pulumi registry shows of a package: from the manifest, and the repository from the release.
+    publisher: author,
+    license,
+    keywords,
+    ...(release?.repository ? { homepage: release.repository, repository: release.repository } : {}),
     // Where the engine fetches the plugin when a program needs it and the cache lacks it; each SDK
     // passes it on (Python's pulumi-plugin.json, Node's package.json, Go's resource options).
     ...(release?.pluginDownloadURL ? { pluginDownloadURL: release.pluginDownloadURL } : {}),

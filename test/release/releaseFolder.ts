@@ -8,12 +8,19 @@ import { REPO_ROOT } from "../support/pulumi";
 
 const exec = promisify(execFile);
 
+/** Named in the schema only: nothing fetches it. */
+const RELEASE_REPOSITORY = "https://github.com/example/pulumi-proxy";
+
 /** The release folder served over loopback HTTP, as a release page serves it, with what was fetched. */
 export interface ServedRelease {
   dir: string;
   version: string;
   /** The plugin download URL the release was built with: the CLI fills in `${VERSION}`. */
   pluginDownloadURL: string;
+  /** Where the folder's files are served: the download URL with the version filled in. */
+  baseUrl: string;
+  /** The repository the release names (`--repository`). */
+  repository: string;
   /** Paths requested so far, in order. */
   requests: string[];
   file(suffix: string): string;
@@ -46,7 +53,18 @@ export async function buildAndServeRelease(outDir: string): Promise<ServedReleas
   const pluginDownloadURL = `http://127.0.0.1:${port}/releases/v\${VERSION}/`;
   const built = await exec(
     "npm",
-    ["run", "--silent", "release", "--", "--plugin-download-url", pluginDownloadURL, "--out", outDir],
+    [
+      "run",
+      "--silent",
+      "release",
+      "--",
+      "--plugin-download-url",
+      pluginDownloadURL,
+      "--repository",
+      RELEASE_REPOSITORY,
+      "--out",
+      outDir,
+    ],
     {
       cwd: REPO_ROOT,
       maxBuffer: 16 * 1024 * 1024,
@@ -57,6 +75,8 @@ export async function buildAndServeRelease(outDir: string): Promise<ServedReleas
     dir,
     version,
     pluginDownloadURL,
+    repository: RELEASE_REPOSITORY,
+    baseUrl: `http://127.0.0.1:${port}/releases/v${version}/`,
     requests,
     file(suffix) {
       const name = fs.readdirSync(dir).find((entry) => entry.endsWith(suffix));

@@ -41,7 +41,7 @@ module.exports = new Proxy({}, {
 
 /**
  * Bundles the plugin into `outfile`, with the release's facts baked in (provider/native/release.ts).
- * @param {{ outfile: string, release: { version: string, pluginDownloadURL?: string } }} options
+ * @param {{ outfile: string, release: import("../../provider/native/release.js").ReleaseInfo }} options
  */
 export async function bundlePlugin({ outfile, release }) {
   const result = await esbuild.build({
