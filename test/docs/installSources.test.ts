@@ -8,7 +8,7 @@ import { REPO_ROOT } from "../support/pulumi";
 /**
  * The names `pulumi-proxy` (npm) and `pulumi_proxy` / `pulumi-proxy` (PyPI) belong to someone else on
  * the public registries: whatever installs them by name runs a stranger's code on the reader's
- * machine. The package and its SDKs come from files (the tarball, the wheel inside it) or a git URL.
+ * machine. The package and its SDKs come from files (a release's, or the tarball and the wheel inside it).
  */
 const NAME = "pulumi[-_]proxy";
 /** The name as a whole argument (optionally `@version`), not part of a path or of a file name. */
@@ -22,7 +22,7 @@ const BARE_INSTALLS = [
 /** A requirements file's line that names the Python package alone resolves it on PyPI. */
 const BARE_REQUIREMENT = new RegExp(String.raw`^\s*${NAME}\s*(?:[=<>~!].*)?$`, "m");
 
-/** The dependency specs that never ask a registry: a file, a folder or a git URL. */
+/** The dependency specs that never ask a registry: a file, a folder or a git URL (a fork's own). */
 const FROM_FILE_OR_GIT = /^(?:file:|git\+|\.{0,2}\/)/;
 
 const DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"] as const;

@@ -6,8 +6,9 @@ import * as native from "pulumi-proxy/native";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
-import { copyExample, gitRepositoryOfWorkingTree, npm, outsideFolder } from "../support/outside";
-import { createTestStack, type TestStack } from "../support/pulumi";
+import { copyExample, npm, outsideFolder } from "../support/outside";
+import { createTestStack, REPO_ROOT, type TestStack } from "../support/pulumi";
+import { atRelease, releaseBlocks } from "../support/readmeBlocks";
 import { packedTarball } from "../support/tarball";
 
 const exec = promisify(execFile);
@@ -27,8 +28,13 @@ describe("installed from a tarball, outside the repository", () => {
   beforeAll(async () => {
     const tarball = await packedTarball();
     copyExample("quickstart", app);
-    // The README's line: the exact pin, so a later install cannot bring another engine SDK.
-    await npm(["install", "--save-exact", tarball, "@pulumi/pulumi@3.248.0"], app);
+    // The README's Node.js install block, from the packed tarball's folder instead of a release's URL.
+    const block = releaseBlocks(path.join(REPO_ROOT, "README.md")).get("nodejs");
+    expect(block, "README.md's <!-- readme:release nodejs --> block").toMatch(/^npm install /);
+    const args = atRelease(block ?? "", `${path.dirname(tarball)}/`)
+      .split(/\s+/)
+      .slice(1);
+    await npm(args, app);
     server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
     harness = await createTestStack({
       workDir: app,
@@ -119,32 +125,5 @@ describe("installed from a tarball, outside the repository", () => {
     } finally {
       await other.cleanup();
     }
-  });
-});
-
-describe("installed from a git URL, outside the repository", () => {
-  const outside = outsideFolder();
-  afterAll(() => outside.cleanup());
-
-  it("npm builds dist/ through prepare, with the TypeScript it installs for the package", async () => {
-    const repo = await gitRepositoryOfWorkingTree(outside.dir);
-    const app = path.join(outside.dir, "app");
-    fs.mkdirSync(app);
-    fs.writeFileSync(path.join(app, "package.json"), JSON.stringify({ name: "app", private: true }));
-    await npm(["install", `git+file://${repo}`], app);
-    const installed = path.join(app, "node_modules", "pulumi-proxy");
-    for (const file of [
-      "dist/provider/index.js",
-      "dist/provider/runtime.js",
-      "dist/sdk/index.js",
-      "dist/cli/main.js",
-    ]) {
-      expect(fs.existsSync(path.join(installed, file)), file).toBe(true);
-    }
-    // Only the package's runtime dependencies land in the program's node_modules.
-    for (const devOnly of ["@biomejs", "vitest", "autocannon"]) {
-      expect(fs.existsSync(path.join(app, "node_modules", devOnly)), devOnly).toBe(false);
-    }
-    expect(await npm(["exec", "--", "pulumi-proxy", "--version"], app)).toMatch(/^pulumi-proxy \d+\.\d+\.\d+\n$/);
   });
 });

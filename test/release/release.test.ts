@@ -7,29 +7,42 @@ import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { portPrintedWithBarePath } from "../native/plugin";
 import { outsideFolder } from "../support/outside";
+import { REPO_ROOT } from "../support/pulumi";
+import { atRelease, releaseBlocks } from "../support/readmeBlocks";
 import { buildAndServeRelease, type ServedRelease } from "./releaseFolder";
 
 const exec = promisify(execFile);
 const PINNED_PULUMI = require("../../package.json").dependencies["@pulumi/pulumi"] as string;
 
+/** The README's Install blocks, by language: what a user runs to install from a release. */
+const INSTALL = releaseBlocks(path.join(REPO_ROOT, "README.md"));
+function installBlock(language: string, release: ServedRelease): string {
+  const block = INSTALL.get(language);
+  if (!block) throw new Error(`README.md has no <!-- readme:release ${language} --> block`);
+  return atRelease(block, release.baseUrl);
+}
+
 /**
- * A program in one language as a user with no Node.js runs it: `prepare` writes it into `app` and
- * installs its SDK from the release, `tools` are the commands it needs on PATH (besides the Pulumi
- * CLI and its language hosts), and the program reads the config `dailyGb` (default 5) for the user
- * `nodefree-<language>` it declares, so that a config change is a change to preview.
+ * A program in one language as a user with no Node.js runs it: `prepare` writes it into `app`, then
+ * the README's Install block for the language runs there as written (its release URL pointed at the
+ * served folder), with the case's PATH. `tools` are the commands the block and the program need on
+ * PATH (besides the Pulumi CLI and its language hosts); the program declares the user `userName`
+ * with the config `dailyGb` (default 5), so that a config change is a change to preview.
  */
 interface LanguageCase {
   language: string;
+  userName: string;
   tools: string[];
   /** More of the program's environment (Go's GOMODCACHE, GOFLAGS: HOME is the case's own folder). */
   env?: Record<string, string>;
-  prepare(app: string, release: ServedRelease): Promise<void>;
+  prepare(app: string, release: ServedRelease): void;
 }
 
 const PYTHON: LanguageCase = {
   language: "python",
+  userName: "nodefree-python",
   tools: ["python3"],
-  async prepare(app, release) {
+  prepare(app) {
     fs.writeFileSync(
       path.join(app, "Pulumi.yaml"),
       "name: nodefree-python\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n",
@@ -46,14 +59,6 @@ const PYTHON: LanguageCase = {
         "",
       ].join("\n"),
     );
-    await exec("python3", ["-m", "venv", path.join(app, "venv")]);
-    // The wheel as a Python user installs it, beside the Pulumi SDK of the CLI's version.
-    await exec(path.join(app, "venv", "bin", "pip"), [
-      "install",
-      "--quiet",
-      `pulumi==${PINNED_PULUMI}`,
-      release.file(".whl"),
-    ]);
   },
 };
 
@@ -67,17 +72,13 @@ const GO_CACHES = Object.fromEntries(
 
 const GO: LanguageCase = {
   language: "go",
-  tools: ["go"],
+  userName: "nodefree-go",
+  tools: ["go", "curl", "unzip"],
   env: { ...GO_CACHES, GOFLAGS: "-mod=mod", CGO_ENABLED: "0" },
-  async prepare(app, release) {
-    // The module zip unpacked beside the program, and named by a replace, as the README says.
-    await exec("unzip", ["-q", release.file(".zip"), "-d", path.dirname(app)]);
-    const sdk = path.join(path.dirname(app), "pulumi-proxy-sdk-go");
+  prepare(app) {
+    // What `go mod init` writes; the README's block adds the SDK.
     fs.writeFileSync(path.join(app, "Pulumi.yaml"), "name: nodefree-go\nruntime: go\n");
-    fs.writeFileSync(
-      path.join(app, "go.mod"),
-      `module example.com/nodefree\n\ngo 1.25\n\nrequire example.com/pulumi-proxy/sdk/go v${release.version}\n\nreplace example.com/pulumi-proxy/sdk/go => ${sdk}\n`,
-    );
+    fs.writeFileSync(path.join(app, "go.mod"), "module example.com/nodefree\n\ngo 1.25\n");
     fs.writeFileSync(
       path.join(app, "main.go"),
       [
@@ -109,53 +110,53 @@ const GO: LanguageCase = {
         "",
       ].join("\n"),
     );
-    await exec("go", ["mod", "tidy"], { cwd: app, env: { ...process.env, ...GO_CACHES, GOFLAGS: "-mod=mod" } });
   },
 };
 
-/** YAML needs no SDK: the resource names the plugin's version and where to download it. */
+/** YAML needs no SDK: the README's block is the whole program, and its resource names the release. */
 const YAML: LanguageCase = {
   language: "yaml",
+  userName: "scraper",
   tools: [],
-  async prepare(app, release) {
-    fs.writeFileSync(
-      path.join(app, "Pulumi.yaml"),
-      [
-        "name: nodefree-yaml",
-        "runtime: yaml",
-        "config:",
-        "  dailyGb:",
-        "    type: integer",
-        "    default: 5",
-        "resources:",
-        "  scraper:",
-        "    type: proxy:index:ProxyUser",
-        "    properties:",
-        "      name: nodefree-yaml",
-        "      limits:",
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: YAML's own interpolation, not a template
-        "        dailyGb: ${dailyGb}",
-        "    options:",
-        `      version: ${release.version}`,
-        // YAML takes `${…}` as its own interpolation, so the URL names the version itself.
-        `      pluginDownloadURL: ${release.pluginDownloadURL.replace("$" + "{VERSION}", release.version)}`,
-        "outputs:",
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: YAML's own interpolation, not a template
-        "  userId: ${scraper.proxyUserId}",
-        "",
-      ].join("\n"),
-    );
+  prepare(app, release) {
+    fs.writeFileSync(path.join(app, "Pulumi.yaml"), `${installBlock("yaml", release)}\n`);
   },
 };
 
 const LANGUAGES: LanguageCase[] = [PYTHON, GO, YAML];
+
+/** What reaching a package registry needs (certificates, pip's and Go's settings), and nothing else. */
+const REGISTRY_ENV = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) =>
+    /^(PIP_|SSL_CERT|CURL_CA|GOPROXY$|GOSUMDB$|GONOSUMDB$|GOPRIVATE$|https?_proxy$|no_proxy$)/i.test(name),
+  ),
+);
+
+/**
+ * Runs a README block with bash by its path (the case's PATH has no /bin), asynchronously: the
+ * release it downloads from is served by this process.
+ */
+async function runInstallBlock(language: string, script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
+  await exec("/bin/bash", ["-euo", "pipefail", "-c", script], { cwd, env, maxBuffer: 16 * 1024 * 1024 }).catch(
+    (error: { code?: number; stdout?: string; stderr?: string }) => {
+      throw new Error(
+        `README.md's ${language} install block exited ${error.code}:\n${script}\n${error.stdout}${error.stderr}`,
+      );
+    },
+  );
+}
 
 /** A PATH with the Pulumi CLI, its language hosts and a case's tools, and no node or npm. */
 function nodeFreePath(root: string, tools: string[]): string {
   const shims = path.join(root, "tools");
   fs.mkdirSync(shims, { recursive: true });
   for (const tool of tools) {
-    const found = spawnSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).stdout.trim();
+    // A version manager's python3 is a shell script that finds the interpreter on PATH: link the
+    // interpreter itself, as a machine without such a manager has it.
+    const found =
+      tool === "python3"
+        ? spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).stdout.trim()
+        : spawnSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).stdout.trim();
     if (!found) throw new Error(`${tool} is not on this machine's PATH`);
     fs.symlinkSync(found, path.join(shims, tool));
   }
@@ -205,19 +206,49 @@ describe("the release folder (npm run release)", () => {
     );
     expect((await unzip(goZip, "pulumi-proxy-sdk-go/go.sum")).stdout).toContain("github.com/pulumi/pulumi/sdk/v3");
     const npmSdk = await exec("tar", ["-xzOf", release.file(".tgz"), "package/dist/native-sdk/nodejs/package.json"]);
-    expect(JSON.parse(npmSdk.stdout).pulumi).toMatchObject({ server: release.pluginDownloadURL });
+    const nodeSdk = JSON.parse(npmSdk.stdout);
+    expect(nodeSdk.pulumi).toMatchObject({ server: release.pluginDownloadURL });
+    // The registry's metadata, which the generator carries from the schema into each SDK.
+    const manifest = require("../../package.json");
+    expect(nodeSdk).toMatchObject({
+      license: manifest.license,
+      homepage: release.repository,
+      repository: release.repository,
+      keywords: expect.arrayContaining(manifest.keywords),
+    });
   });
 
-  it("installs with `pulumi plugin install --file`, and the plugin starts with nothing on PATH", async () => {
+  it("is what the README's install blocks name: this version, beside the engine SDK it was built with", () => {
+    for (const [language, block] of INSTALL) {
+      for (const url of block.match(/https:\/\/downloads\.example\.com\/\S+/g) ?? []) {
+        expect(url, `README.md's ${language} block`).toContain(`/v${release.version}/`);
+        const file = url.split("/").pop();
+        if (file) expect(fs.existsSync(path.join(release.dir, file)), `${language}: ${file}`).toBe(true);
+      }
+      if (/\bpulumi[=@]/.test(block))
+        expect(block, language).toMatch(`pulumi${language === "python" ? "==" : "@"}${PINNED_PULUMI}`);
+    }
+    expect([...INSTALL.keys()].sort()).toEqual(["go", "nodejs", "plugin", "python", "yaml"]);
+  });
+
+  it("installs by the README's `pulumi plugin install --server` and with `--file`; the plugin starts with nothing on PATH", async () => {
+    const pulumi = path.join(inject("pulumiBinDir"), "pulumi");
+    const installedIn = async (home: string) => {
+      const env = { ...process.env, PULUMI_HOME: home, PULUMI_SKIP_UPDATE_CHECK: "true" };
+      return JSON.parse((await exec(pulumi, ["plugin", "ls", "--json"], { env })).stdout);
+    };
+    const plugin = expect.objectContaining({ name: "proxy", kind: "resource", version: release.version });
+
+    const serverHome = path.join(outside.dir, "server-install-home");
+    const serverEnv = { ...process.env, PULUMI_HOME: serverHome, PULUMI_SKIP_UPDATE_CHECK: "true" };
+    await runInstallBlock("plugin", installBlock("plugin", release), outside.dir, serverEnv);
+    expect(await installedIn(serverHome)).toContainEqual(plugin);
+
     const home = path.join(outside.dir, "file-install-home");
     const env = { ...process.env, PULUMI_HOME: home, PULUMI_SKIP_UPDATE_CHECK: "true" };
-    const pulumi = path.join(inject("pulumiBinDir"), "pulumi");
     const tarball = release.file("-linux-amd64.tar.gz");
     await exec(pulumi, ["plugin", "install", "resource", "proxy", release.version, "--file", tarball], { env });
-    const listed = JSON.parse((await exec(pulumi, ["plugin", "ls", "--json"], { env })).stdout);
-    expect(listed).toContainEqual(
-      expect.objectContaining({ name: "proxy", kind: "resource", version: release.version }),
-    );
+    expect(await installedIn(home)).toContainEqual(plugin);
 
     const executable = path.join(home, "plugins", `resource-proxy-v${release.version}`, "pulumi-resource-proxy");
     const port = await portPrintedWithBarePath(executable);
@@ -236,7 +267,7 @@ describe("the release folder (npm run release)", () => {
       beforeAll(async () => {
         fs.mkdirSync(app, { recursive: true });
         fs.mkdirSync(path.join(root, "backend"));
-        await language.prepare(app, release);
+        language.prepare(app, release);
         env = {
           PATH: nodeFreePath(root, language.tools),
           HOME: root,
@@ -245,8 +276,12 @@ describe("the release folder (npm run release)", () => {
           PULUMI_BACKEND_URL: `file://${path.join(root, "backend")}`,
           PULUMI_CONFIG_PASSPHRASE: "nodefree",
           PULUMI_SKIP_UPDATE_CHECK: "true",
+          ...REGISTRY_ENV,
           ...language.env,
         };
+        if (language.language !== "yaml") {
+          await runInstallBlock(language.language, installBlock(language.language, release), app, env);
+        }
         await pulumi(["stack", "init", "dev"]);
         await pulumi(["config", "set", "proxy:apiUrl", server.url]);
         await pulumi(["config", "set", "--secret", "proxy:apiKey", server.rootKey]);
@@ -261,18 +296,17 @@ describe("the release folder (npm run release)", () => {
         }
       });
 
-      it("`pulumi up` downloads the plugin from the SDK's pluginDownloadURL and creates the user", async () => {
+      it("the engine fetches the plugin from the SDK's pluginDownloadURL, and `pulumi up` creates the user", async () => {
+        // Nobody installs the plugin: Go's `pulumi install` (in the README's block) fetches the plugins
+        // the modules name, Python's host names it before the run, YAML's engine fetches it on first use.
         const up = await pulumi(["up", "--yes"]);
-        // Python's host names the plugin before the run; Go's and YAML's engines fetch it on first use.
-        expect(up.stdout).toMatch(
-          /(Installing plugin proxy-[\d.]+: done|Downloading provider: proxy)[\s\S]*\+ 2 created/,
-        );
+        expect(up.stdout).toMatch(/\+ 2 created/);
         const tarball = `pulumi-resource-proxy-v${release.version}-linux-amd64.tar.gz`;
         expect(release.requests).toContain(`/releases/v${release.version}/${tarball}`);
         expect(fs.existsSync(path.join(home, "plugins", `resource-proxy-v${release.version}`))).toBe(true);
         const userId = (await pulumi(["stack", "output", "userId"])).stdout.trim();
         expect(await api.proxyUsers.get(userId)).toMatchObject({
-          name: `nodefree-${language.language}`,
+          name: language.userName,
           limits: { daily_gb: 5 },
         });
       });

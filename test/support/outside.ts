@@ -53,20 +53,6 @@ async function copyWorkingTree(target: string): Promise<string> {
   return target;
 }
 
-/**
- * A git repository holding the working tree in one commit, so `npm install git+file://…` installs
- * exactly what a git URL of this commit would.
- */
-export async function gitRepositoryOfWorkingTree(into: string): Promise<string> {
-  const repo = await copyWorkingTree(path.join(into, "git-source"));
-  const git = (...args: string[]) =>
-    exec("git", ["-c", "user.name=test", "-c", "user.email=test@example.invalid", ...args], { cwd: repo });
-  await git("init", "-q");
-  await git("add", "-A");
-  await git("commit", "-q", "-m", "working tree");
-  return repo;
-}
-
 /** A folder outside the repository, which `cleanup` removes. */
 export function outsideFolder(): { dir: string; cleanup(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-outside-"));

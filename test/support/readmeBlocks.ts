@@ -3,14 +3,15 @@ import fs from "node:fs";
 /**
  * The shell blocks of a README, as the convention in the root README's "Contributing" section marks
  * them: an HTML comment on the line before the fence, `<!-- readme:run -->` (optionally with
- * `cwd=repo` and/or `background`) to run it, or `<!-- readme:skip <why> -->` to leave it out.
+ * `cwd=repo` and/or `background`) to run it, `<!-- readme:skip <why> -->` to leave it out, or
+ * `<!-- readme:release <language> -->` for an install from a release, which the release test runs.
  */
 export interface ShellBlock {
   file: string;
   /** 1-based line of the opening fence. */
   line: number;
   script: string;
-  marker: "run" | "skip" | "none";
+  marker: "run" | "skip" | "release" | "none";
   /** Run in the repository instead of the README's temp folder (building, the demo). */
   inRepo: boolean;
   /** Long-running (a server): started, checked to stay up, stopped after the README's other blocks. */
@@ -18,7 +19,7 @@ export interface ShellBlock {
 }
 
 const FENCE = /^```(sh|bash|shell)\s*$/;
-const MARKER = /^<!--\s*readme:(run|skip)\b(.*?)-->\s*$/;
+const MARKER = /^<!--\s*readme:(run|skip|release)\b(.*?)-->\s*$/;
 
 export function shellBlocks(file: string): ShellBlock[] {
   const lines = fs.readFileSync(file, "utf8").split("\n");
@@ -32,13 +33,34 @@ export function shellBlocks(file: string): ShellBlock[] {
       file,
       line: i + 1,
       script: lines.slice(i + 1, end).join("\n"),
-      marker: (marker?.[1] as "run" | "skip" | undefined) ?? "none",
+      marker: (marker?.[1] as ShellBlock["marker"] | undefined) ?? "none",
       inRepo: options.includes("cwd=repo"),
       background: options.includes("background"),
     });
     i = end;
   }
   return blocks;
+}
+
+/**
+ * The blocks of any fence (a shell block, or a whole YAML program) marked `<!-- readme:release
+ * <language> -->`, by language: what a user installs from a release, run by the release test.
+ */
+export function releaseBlocks(file: string): Map<string, string> {
+  const lines = fs.readFileSync(file, "utf8").split("\n");
+  const blocks = new Map<string, string>();
+  lines.forEach((line, i) => {
+    const language = /^<!--\s*readme:release\s+(\S+)\s*-->\s*$/.exec(line)?.[1];
+    if (!language || !lines[i + 1]?.startsWith("```")) return;
+    const end = lines.findIndex((next, j) => j > i + 1 && next.startsWith("```"));
+    blocks.set(language, lines.slice(i + 2, end).join("\n"));
+  });
+  return blocks;
+}
+
+/** A README's release URL, `https://downloads.example.com/pulumi-proxy/v<version>/`, pointed at `base`. */
+export function atRelease(script: string, base: string): string {
+  return script.replaceAll(/https:\/\/downloads\.example\.com\/pulumi-proxy\/v[\d.]+\/?/g, base);
 }
 
 /**
