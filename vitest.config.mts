@@ -11,7 +11,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * lines each and minutes long, at the very end.
  */
 const TYPICAL_SECONDS: [folder: string, seconds: number][] = [
-  ["test/release/", 180],
+  ["test/release/", 90],
   ["test/docs/", 60],
   ["test/examples/", 40],
   ["test/cli/", 40],

@@ -13,7 +13,7 @@ describe("every shell command in every README", () => {
     expect(unmarked, "add <!-- readme:run --> or <!-- readme:skip why --> before these blocks").toEqual([]);
   });
 
-  // The examples' READMEs run in exampleReadmes.test.ts.
+  // The examples' READMEs run in exampleReadmes.test.ts and exampleReadmesSecondHalf.test.ts.
   for (const { readme, blocks } of runnableReadmes(PACKAGE_READMES)) {
     // The root README runs the whole demo, then several engine commands in a row.
     it(`${readme}: runs against the reference server in a temp folder`, () => runReadme(readme, blocks), 900_000);
