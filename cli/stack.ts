@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { type ConfigMap, LocalWorkspace, type Stack, StackNotFoundError } from "@pulumi/pulumi/automation";
 import { type ApiSettings, apiSettings, type ConfigKey } from "../provider/settings";
 import { enginePath, locatePulumi } from "./pulumiCli";
@@ -29,6 +30,25 @@ export const STACK_OPTIONS = {
   cwd: { type: "string" },
   "pulumi-root": { type: "string" },
 } as const;
+
+const HELP_OPTION = { help: { type: "boolean", short: "h" } } as const;
+
+/**
+ * A stack command's flags: the stack's own and `--help` beside the command's `options`. Unknown or
+ * malformed flags are a UsageError, which the command prints with its usage.
+ */
+type StackFlags<Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; strict: true; options: typeof STACK_OPTIONS & Options & typeof HELP_OPTION }>
+>["values"];
+
+export function parseStackFlags<const Options extends NonNullable<ParseArgsConfig["options"]>>(
+  argv: string[],
+  options: Options,
+): StackFlags<Options> {
+  return parseOrExplain(
+    () => parseArgs({ args: argv, strict: true, options: { ...STACK_OPTIONS, ...options, ...HELP_OPTION } }).values,
+  );
+}
 
 export const STACK_USAGE = `  --stack <name>       the stack (required)
   --cwd <dir>          the program folder, which holds Pulumi.yaml (default: the current folder)

@@ -1,11 +1,9 @@
 import fs from "node:fs";
-import { parseArgs } from "node:util";
 import { clientFor } from "../../provider/settings";
 import {
   ENVIRONMENT_USAGE,
-  parseOrExplain,
+  parseStackFlags,
   runSubcommand,
-  STACK_OPTIONS,
   STACK_USAGE,
   type StackTarget,
   selectStack,
@@ -58,20 +56,11 @@ export interface CoverageJson extends CoverageReport {
 }
 
 export function parseCoverageArgs(argv: string[]): CoverageArgs | "help" {
-  const values = parseOrExplain(
-    () =>
-      parseArgs({
-        args: argv,
-        strict: true,
-        options: {
-          ...STACK_OPTIONS,
-          "import-file": { type: "string" },
-          json: { type: "boolean" },
-          moving: { type: "boolean" },
-          help: { type: "boolean", short: "h" },
-        },
-      }).values,
-  );
+  const values = parseStackFlags(argv, {
+    "import-file": { type: "string" },
+    json: { type: "boolean" },
+    moving: { type: "boolean" },
+  });
   if (values.help) return "help";
   if (values.moving && !values["import-file"]) throw new UsageError("--moving needs --import-file <file> to write");
   if (values["import-file"] === "")

@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { keyDeadlines, type StoredResource } from "../../provider/apiKey/deadlines";
 import { runFleetPlan } from "../fleet/plan";
@@ -9,8 +8,7 @@ import { loadFleet } from "../fleet/spec";
 import {
   describeFailure,
   ENVIRONMENT_USAGE,
-  parseOrExplain,
-  STACK_OPTIONS,
+  parseStackFlags,
   STACK_USAGE,
   type StackTarget,
   selectStack,
@@ -59,22 +57,13 @@ export interface PlanArgs extends StackTarget {
 }
 
 export function parsePlanArgs(argv: string[]): PlanArgs | "help" {
-  const values = parseOrExplain(
-    () =>
-      parseArgs({
-        args: argv,
-        strict: true,
-        options: {
-          ...STACK_OPTIONS,
-          refresh: { type: "boolean" },
-          "policy-pack": { type: "string", multiple: true },
-          "policy-pack-config": { type: "string", multiple: true },
-          json: { type: "boolean" },
-          markdown: { type: "boolean" },
-          help: { type: "boolean", short: "h" },
-        },
-      }).values,
-  );
+  const values = parseStackFlags(argv, {
+    refresh: { type: "boolean" },
+    "policy-pack": { type: "string", multiple: true },
+    "policy-pack-config": { type: "string", multiple: true },
+    json: { type: "boolean" },
+    markdown: { type: "boolean" },
+  });
   if (values.help) return "help";
   if (values.json && values.markdown) throw new UsageError("--json and --markdown exclude each other: pick one");
   const format = values.json ? "json" : values.markdown ? "markdown" : "text";

@@ -1,15 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import type { Deployment, Stack } from "@pulumi/pulumi/automation";
 import { CalendarDate } from "../../contract/common";
 import { apiSettings, clientFor } from "../../provider/settings";
 import type { ProxyClient } from "../../sdk";
 import {
   ENVIRONMENT_USAGE,
-  parseOrExplain,
+  parseStackFlags,
   runSubcommand,
-  STACK_OPTIONS,
   STACK_USAGE,
   type StackTarget,
   selectStack,
@@ -59,23 +57,14 @@ export interface ReportArgs extends StackTarget {
 }
 
 export function parseReportArgs(argv: string[]): ReportArgs | "help" {
-  const values = parseOrExplain(
-    () =>
-      parseArgs({
-        args: argv,
-        strict: true,
-        options: {
-          ...STACK_OPTIONS,
-          out: { type: "string" },
-          markdown: { type: "boolean" },
-          json: { type: "boolean" },
-          "as-of": { type: "string" },
-          "rotate-every": { type: "string" },
-          "api-url": { type: "string" },
-          help: { type: "boolean", short: "h" },
-        },
-      }).values,
-  );
+  const values = parseStackFlags(argv, {
+    out: { type: "string" },
+    markdown: { type: "boolean" },
+    json: { type: "boolean" },
+    "as-of": { type: "string" },
+    "rotate-every": { type: "string" },
+    "api-url": { type: "string" },
+  });
   if (values.help) return "help";
   if (values.markdown && values.json) throw new UsageError("--markdown and --json are two formats: pick one");
   const asOf = values["as-of"] ?? new Date().toISOString().slice(0, 10);
