@@ -39,11 +39,8 @@ async function singleExecutable(dir: string): Promise<string> {
   const load = (name: string) => import(pathToFileURL(path.join(REPO_ROOT, "tools", "release", name)).href);
   const { bundlePlugin } = await load("bundle.mjs");
   const { buildSingleExecutable } = await load("sea.mjs");
-  const { version, license, keywords, author } = JSON.parse(
-    fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"),
-  );
   const script = path.join(dir, "pulumi-resource-proxy.cjs");
-  await bundlePlugin({ outfile: script, release: { version, license, keywords, author } });
+  await bundlePlugin({ outfile: script });
   return buildSingleExecutable({ script, executable: path.join(dir, "pulumi-resource-proxy"), workDir: dir });
 }
 

@@ -111,11 +111,8 @@ async function bundleInstalledPlugin() {
   // A copy of this script in a project without the plugin (the build's own test) has nothing to bundle.
   if (!fs.existsSync(path.join(repoRoot, "provider", "native", "standalone.ts"))) return;
   const { bundlePlugin } = await import("./release/bundle.mjs");
-  const { version, license, keywords, author } = JSON.parse(
-    fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"),
-  );
   const outfile = path.join(repoRoot, "dist", "plugin", "pulumi-resource-proxy.cjs");
-  await bundlePlugin({ outfile, release: { version, license, keywords, author } });
+  await bundlePlugin({ outfile });
 }
 
 /** @param {{ verbose?: boolean }} [options] */

@@ -91,16 +91,7 @@ export async function release({ pluginDownloadURL, repository, outDir }) {
     // Awaited below; marked handled now, so that a failure elsewhere first is the one reported.
     compiled.catch(() => {});
     const script = path.join(stage, "pulumi-resource-proxy.cjs");
-    const { license, keywords, author } = manifest;
-    const releaseInfo = {
-      version,
-      license,
-      keywords,
-      author,
-      ...(pluginDownloadURL ? { pluginDownloadURL } : {}),
-      ...(repository ? { repository } : {}),
-    };
-    await timed("bundled the plugin", () => bundlePlugin({ outfile: script, release: releaseInfo }));
+    await timed("bundled the plugin", () => bundlePlugin({ outfile: script, pluginDownloadURL, repository }));
 
     const plugin = (async () => {
       const dir = path.join(stage, "plugin");

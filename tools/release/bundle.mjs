@@ -12,6 +12,7 @@
  * anything ever uses them. Nothing else in what the plugin loads reads a file at run time: the
  * protobuf stubs are generated JavaScript and the SDK's version is a constant.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -40,10 +41,23 @@ module.exports = new Proxy({}, {
 };
 
 /**
- * Bundles the plugin into `outfile`, with the release's facts baked in (provider/native/release.ts).
- * @param {{ outfile: string, release: import("../../provider/native/release.js").ReleaseInfo }} options
+ * Bundles the plugin into `outfile`, with the release's facts baked in (provider/native/release.ts):
+ * the manifest's, which the bundle cannot read at run time, and the release's own, when it has them.
+ * @param {{ outfile: string, pluginDownloadURL?: string, repository?: string }} options
  */
-export async function bundlePlugin({ outfile, release }) {
+export async function bundlePlugin({ outfile, pluginDownloadURL, repository }) {
+  const { version, license, keywords, author } = JSON.parse(
+    fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"),
+  );
+  /** @type {import("../../provider/native/release.js").ReleaseInfo} */
+  const release = {
+    version,
+    license,
+    keywords,
+    author,
+    ...(pluginDownloadURL ? { pluginDownloadURL } : {}),
+    ...(repository ? { repository } : {}),
+  };
   const result = await esbuild.build({
     entryPoints: [path.join(repoRoot, "provider", "native", "standalone.ts")],
     tsconfig: path.join(repoRoot, "tsconfig.json"),
