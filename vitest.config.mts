@@ -1,4 +1,5 @@
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
@@ -32,11 +33,30 @@ class LongFilesFirst extends BaseSequencer {
   }
 }
 
+const REPO_ROOT = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * For every process the tests start, speed alone (the suite is bound by CPU; test/globalSetup.ts
+ * keeps the cache's size in check):
+ * - a V8 code cache for each Node process's modules (test/support/codeCache.cjs says how);
+ * - GOGC=400 for the Go CLI and plugins: each CLI call is short and collects garbage while it
+ *   initialises (a `stack output` takes 0.38 s of CPU by default, 0.32 s with this).
+ */
+function speedEnvironment(): Record<string, string> {
+  const preload = `--require ${JSON.stringify(path.join(REPO_ROOT, "test", "support", "codeCache.cjs"))}`;
+  return {
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, preload].filter(Boolean).join(" "),
+    PULUMI_PROXY_CODE_CACHE_DIR: path.join(REPO_ROOT, ".pulumi-proxy", "code-cache"),
+    GOGC: process.env.GOGC ?? "400",
+  };
+}
+
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/globalSetup.ts"],
     setupFiles: ["test/deferModules.setup.ts"],
+    env: speedEnvironment(),
     sequence: { sequencer: LongFilesFirst },
     // Engine tests drive the real CLI through several up/preview/destroy rounds; a loaded 2-core machine needs room.
     testTimeout: 300_000,

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { ensureChromium } from "../tools/browser";
@@ -22,10 +23,22 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject): Promise<void> {
   await buildIfStale();
+  pruneCodeCache(project.config.env?.PULUMI_PROXY_CODE_CACHE_DIR);
   // The browser tests drive Debian's chromium; a fresh machine (CI) gets the package here, once.
   ensureChromium();
   ensureSelfLink();
   const cli = await provisionPulumi({ yaml: true });
   process.env.PATH = `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}`;
   project.provide("pulumiBinDir", cli.binDir);
+}
+
+/** The size past which the code cache (vitest.config.mts) starts again: it keeps every build's modules. */
+const CODE_CACHE_LIMIT_BYTES = 512 * 1024 * 1024;
+
+function pruneCodeCache(dir: string | undefined): void {
+  if (!dir || !fs.existsSync(dir)) return;
+  let bytes = 0;
+  for (const entry of fs.readdirSync(dir))
+    bytes += fs.statSync(path.join(dir, entry), { throwIfNoEntry: false })?.size ?? 0;
+  if (bytes > CODE_CACHE_LIMIT_BYTES) fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -96,6 +96,7 @@ export async function openLocalStack(options: LocalStackOptions): Promise<LocalS
   }
   // One CLI call for all of it: each call costs a CLI start and, for a secret, the passphrase's key derivation.
   if (options.config && Object.keys(options.config).length > 0) await stack.setAllConfig(options.config);
+  withMaskedSummaries(stack);
   return {
     stack,
     stackName,
@@ -107,6 +108,17 @@ export async function openLocalStack(options: LocalStackOptions): Promise<LocalS
       if (inlineWorkDir) fs.rmSync(inlineWorkDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The summary the Automation API reads after each up, refresh and destroy (`stack history`) asks the
+ * CLI for plaintext secrets unless told otherwise, which costs a key derivation from the passphrase
+ * (about 0.2 s of CPU) and puts the stack's secret config in memory for nothing: no caller reads it.
+ * An explicit `showSecrets: true` still gets them.
+ */
+function withMaskedSummaries(stack: Stack): void {
+  const info = stack.info.bind(stack);
+  stack.info = (showSecrets?: boolean) => info(showSecrets ?? false);
 }
 
 interface RepositoryTools {

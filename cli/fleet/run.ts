@@ -6,6 +6,12 @@ import { inPool } from "./pool";
 import { type FleetSpec, keyNameFor, type Shard } from "./spec";
 import type { FleetWorkspace } from "./workspace";
 
+/**
+ * The summary after an up, refresh or destroy without the stack's secret config in plaintext: only
+ * its counts are read, and each plaintext read costs the passphrase's key derivation (0.2 s of CPU).
+ */
+const MASKED_SUMMARY = { showSecrets: false } as const;
+
 /** One stack's line in the fleet's summary. */
 export interface ShardResult {
   stack: string;
@@ -70,7 +76,7 @@ async function converge(
   });
   await revokeKeys(admin, key.retire);
   // Refreshed first, as a deployment should be: a change made outside Pulumi is undone, not kept.
-  const changes = deploy ? changesOf((await stack.up({ refresh: true })).summary) : {};
+  const changes = deploy ? changesOf((await stack.up({ refresh: true, ...MASKED_SUMMARY })).summary) : {};
   return { stack: shard.stack, users: shard.users.length, key: key.action, changes };
 }
 
@@ -84,7 +90,7 @@ async function remove(
 ): Promise<Omit<ShardResult, "seconds" | "outcome">> {
   const stack = await fleet.select(name);
   const keyId = (await stack.getAllConfig())["fleet:keyId"]?.value;
-  const destroyed = await stack.destroy();
+  const destroyed = await stack.destroy(MASKED_SUMMARY);
   const named = accountKeys.filter((key) => key.name === keyNameFor(prefix, name)).map((key) => key.id);
   await revokeKeys(admin, [...new Set([...(keyId ? [keyId] : []), ...named])]);
   await fleet.workspace.removeStack(name);
@@ -168,6 +174,6 @@ export async function runFleet(
 }
 
 async function refresh(fleet: FleetWorkspace, shard: Shard): Promise<Omit<ShardResult, "seconds" | "outcome">> {
-  const refreshed = await (await fleet.select(shard.stack)).refresh();
+  const refreshed = await (await fleet.select(shard.stack)).refresh(MASKED_SUMMARY);
   return { stack: shard.stack, users: shard.users.length, key: "none", changes: changesOf(refreshed.summary) };
 }
