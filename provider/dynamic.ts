@@ -13,8 +13,9 @@ import {
   upgradeState,
 } from "./descriptor";
 import { IDENTITY_INPUT, resourceIdentity } from "./idempotency";
-import { requirableByName } from "./requirable";
+import type { ResourceKind } from "./kinds";
 import { explain } from "./shared";
+import { serializedStub } from "./stubs";
 
 /**
  * The dynamic-resource front-end over the descriptors: the resource class a Node program declares,
@@ -26,22 +27,25 @@ import { explain } from "./shared";
  * `resource.<output>` exists even when the matching input was omitted, overlaid by the args; since
  * state carries every one of them (null where unset), none shows as unknown in a preview.
  *
+ * A dynamic resource as `pulumi.dynamic.Resource` registers it (the engine's type
+ * `pulumi-nodejs:dynamic/proxy:<Type>`, the provider in `__provider`), with the stub's text written
+ * once (stubs.ts) instead of serialized in every program run.
+ *
  * Exported as it is (`export const ProxyUser = resourceClass(…)`), not subclassed: a subclass adds a
  * constructor frame to the stack trace the engine stores with every resource, and the engine
  * rewrites every resource's state after every step.
  */
-export function resourceClass<D extends Descriptor>(
+export function resourceClass<D extends Descriptor & { kind: ResourceKind }>(
   descriptor: D,
-  provider: pulumi.dynamic.ResourceProvider,
 ): new (
   name: string,
   args: ArgsOf<D>,
   opts?: pulumi.CustomResourceOptions,
-) => pulumi.dynamic.Resource & OutputsOf<D> {
+) => pulumi.CustomResource & OutputsOf<D> {
   const { type, secretOutputs } = descriptor;
-  requirableByName(provider);
+  const provider = serializedStub(descriptor.kind);
   const outputs = Object.fromEntries(Object.keys(descriptor.outputs).map((key) => [key, undefined]));
-  const resource = class extends pulumi.dynamic.Resource {
+  const resource = class extends pulumi.CustomResource {
     constructor(name: string, args: ArgsOf<D>, opts?: pulumi.CustomResourceOptions) {
       refusePlaintextApiKey();
       refuseBadSettings();
@@ -52,12 +56,16 @@ export function resourceClass<D extends Descriptor>(
         [IDENTITY_INPUT]: resourceIdentity(`proxy:${type}`, name, opts?.parent),
         [NAME_INPUT]: name,
       };
-      super(provider, name, { ...outputs, ...args, ...identity }, { ...opts, additionalSecretOutputs }, "proxy", type);
+      const props = { ...outputs, ...args, ...identity, [PROVIDER_INPUT]: provider };
+      super(`pulumi-nodejs:dynamic/proxy:${type}`, name, props, { ...opts, additionalSecretOutputs });
     }
   };
   Object.defineProperty(resource, "name", { value: type });
   return resource as never;
 }
+
+/** Where the engine's dynamic-provider process finds a resource's provider text. */
+const PROVIDER_INPUT = "__provider";
 
 export type Handler = Required<Omit<pulumi.dynamic.ResourceProvider, "configure">>;
 type Props = Record<string, unknown> | undefined;

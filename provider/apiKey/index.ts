@@ -1,9 +1,8 @@
 import type * as d from "../descriptor";
 import { resourceClass } from "../dynamic";
-import stubs from "../stubs/apiKey";
 import { apiKey } from "./descriptor";
 
 export type ApiKeyArgs = d.ArgsOf<typeof apiKey>;
 /** A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state. */
-export const ApiKey = resourceClass(apiKey, stubs);
+export const ApiKey = resourceClass(apiKey);
 export type ApiKey = InstanceType<typeof ApiKey>;

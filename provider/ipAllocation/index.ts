@@ -1,9 +1,8 @@
 import type * as d from "../descriptor";
 import { resourceClass } from "../dynamic";
-import stubs from "../stubs/ipAllocation";
 import { ipAllocation } from "./descriptor";
 
 export type IpAllocationArgs = d.ArgsOf<typeof ipAllocation>;
 /** An allocated ISP or dedicated address. The resource id is the stable allocation id; `ip` may change. */
-export const IpAllocation = resourceClass(ipAllocation, stubs);
+export const IpAllocation = resourceClass(ipAllocation);
 export type IpAllocation = InstanceType<typeof IpAllocation>;

@@ -1,4 +1,4 @@
 import { stubsFor } from "../stubs";
 
-// Being a module's whole exports lets the serializer store this as one require() line in state.
+// The module that the provider text in state requires (stubs.ts, serializedStub): keep its path.
 export = stubsFor("apiKey");

@@ -1,8 +1,24 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serializedStub } from "../../provider/stubs";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { createTestStack, REPO_ROOT, type TestStack } from "../support/pulumi";
+
+/**
+ * `__provider` of a ProxyUser as a state written by @pulumi/pulumi 3.248.0's closure serializer holds
+ * it (release 0.1.0, before the package wrote the text itself): byte for byte what it writes now.
+ */
+const SERIALIZED_BY_PULUMI =
+  'exports.handler = __f0;\nconst provider = require("pulumi-proxy/dist/provider/stubs/proxyUser.js");\n\n' +
+  "function __f0() {\n  return (function() {\n    with({ this: undefined, arguments: undefined }) {\n\n" +
+  "return () => provider;\n\n    }\n  }).apply(undefined, undefined).apply(this, arguments);\n}\n";
+
+describe("the provider text in state", () => {
+  it("is what the closure serializer wrote, so states written before see no change", () => {
+    expect(serializedStub("proxyUser")).toBe(SERIALIZED_BY_PULUMI);
+  });
+});
 
 /**
  * The provider the engine stores in every resource's state is the short stub, a `require` of the
