@@ -15,7 +15,7 @@ import {
 import { IDENTITY_INPUT, resourceIdentity } from "./idempotency";
 import type { ResourceKind } from "./kinds";
 import { explain } from "./shared";
-import { serializedStub } from "./stubs";
+import { PROVIDER_INPUT, serializedStub } from "./stubs";
 
 /**
  * The dynamic-resource front-end over the descriptors: the resource class a Node program declares,
@@ -63,9 +63,6 @@ export function resourceClass<D extends Descriptor & { kind: ResourceKind }>(
   Object.defineProperty(resource, "name", { value: type });
   return resource as never;
 }
-
-/** Where the engine's dynamic-provider process finds a resource's provider text. */
-const PROVIDER_INPUT = "__provider";
 
 export type Handler = Required<Omit<pulumi.dynamic.ResourceProvider, "configure">>;
 type Props = Record<string, unknown> | undefined;

@@ -21,6 +21,9 @@ export function stubsFor(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   };
 }
 
+/** The input where the engine's dynamic-provider process finds a resource's provider text. */
+export const PROVIDER_INPUT = "__provider";
+
 /**
  * The provider text stored in state as `__provider`, which the engine's dynamic-provider process
  * evaluates to find the stub of `kind`. It is byte for byte what @pulumi/pulumi's closure serializer

@@ -1,4 +1,5 @@
 import type { EngineEvent, Stack, StepEventMetadata } from "@pulumi/pulumi/automation";
+import { PROVIDER_INPUT } from "../../provider/stubs";
 import { shortType } from "../format";
 import { type PolicySection, policyCollector } from "./policy";
 
@@ -48,7 +49,7 @@ export function reviewable(value: unknown): unknown {
     if ("ciphertext" in value || "4dabf18193072939515e22adb298388d" in value) return SECRET_VALUE;
     return Object.fromEntries(
       Object.entries(value)
-        .filter(([key]) => key !== "__provider")
+        .filter(([key]) => key !== PROVIDER_INPUT)
         .map(([key, inner]) => [key, reviewable(inner)]),
     );
   }
