@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { LocalWorkspace, PulumiCommand, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
+import { LocalWorkspace, type OutputMap, PulumiCommand, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
 
 /**
  * One isolated local Pulumi stack, the way the tests, the benchmarks and the demo each need it: its
@@ -69,7 +69,7 @@ export async function openLocalStack(options: LocalStackOptions): Promise<LocalS
   const workspace = {
     pulumiHome,
     envVars,
-    pulumiCommand: await PulumiCommand.get({ root: path.dirname(options.binDir) }),
+    pulumiCommand: await pulumiCommandIn(options.binDir),
   };
   // Both read `this`, so they are called on LocalWorkspace.
   const open = (options.selectExisting ? LocalWorkspace.createOrSelectStack : LocalWorkspace.createStack).bind(
@@ -97,6 +97,7 @@ export async function openLocalStack(options: LocalStackOptions): Promise<LocalS
   // One CLI call for all of it: each call costs a CLI start and, for a secret, the passphrase's key derivation.
   if (options.config && Object.keys(options.config).length > 0) await stack.setAllConfig(options.config);
   withMaskedSummaries(stack);
+  withOutputsFromOneCall(stack);
   return {
     stack,
     stackName,
@@ -119,6 +120,59 @@ export async function openLocalStack(options: LocalStackOptions): Promise<LocalS
 function withMaskedSummaries(stack: Stack): void {
   const info = stack.info.bind(stack);
   stack.info = (showSecrets?: boolean) => info(showSecrets ?? false);
+}
+
+/**
+ * One `pulumi version` per CLI and process: PulumiCommand.get runs it each time to learn the version,
+ * and a test file opens many stacks with the same CLI.
+ */
+const commands = new Map<string, Promise<PulumiCommand>>();
+
+function pulumiCommandIn(binDir: string): Promise<PulumiCommand> {
+  let command = commands.get(binDir);
+  if (!command) {
+    command = PulumiCommand.get({ root: path.dirname(binDir) });
+    commands.set(binDir, command);
+    command.catch(() => commands.delete(binDir));
+  }
+  return command;
+}
+
+/** Pulumi's marker of a secret value in an exported state (sdk/go/common/resource/sig). */
+const SECRET_SIGNATURE = "4dabf18193072939515e22adb298388d";
+
+/** A value of an exported state with its secrets in plaintext, as `stack output --show-secrets` prints it. */
+function revealed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(revealed);
+  if (value === null || typeof value !== "object") return value;
+  const record = value as Record<string, unknown>;
+  if (record[SECRET_SIGNATURE] !== undefined && typeof record.plaintext === "string") {
+    return revealed(JSON.parse(record.plaintext));
+  }
+  return Object.fromEntries(Object.entries(record).map(([key, inner]) => [key, revealed(inner)]));
+}
+
+/**
+ * The outputs the Automation API reads after each up, from one `stack export --show-secrets` instead
+ * of two `stack output` calls (masked, then plaintext, to learn which are secret): each call costs a
+ * CLI start and the passphrase's key derivation, about 0.3 s of CPU. The exported state marks each
+ * secret itself. The result is the same OutputMap.
+ */
+function withOutputsFromOneCall(stack: Stack): void {
+  stack.outputs = async (): Promise<OutputMap> => {
+    const deployment = (await stack.exportStack()).deployment as { resources?: Record<string, unknown>[] };
+    const root = deployment.resources?.find((resource) => resource.type === "pulumi:pulumi:Stack");
+    const outputs = (root?.outputs ?? {}) as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.entries(outputs).map(([key, value]) => [
+        key,
+        {
+          value: revealed(value),
+          secret: typeof value === "object" && value !== null && SECRET_SIGNATURE in value,
+        },
+      ]),
+    );
+  };
 }
 
 interface RepositoryTools {

@@ -7,8 +7,8 @@
 // 0.3 s per process, over a thousand processes a run. Behaviour is Node's: the same wrapper, the
 // same `require`, the same file names in stack traces; only the compilation is cached.
 //
-// How: each module's compiled code is kept in PULUMI_PROXY_CODE_CACHE_DIR under the hash of its
-// path and source, written after the process has run it (so it holds the functions compiled
+// How: each module's compiled code is kept in PULUMI_PROXY_CODE_CACHE_DIR under the hashes of its
+// source and of V8's flags, written once the process has run it (so it holds the functions compiled
 // lazily too), through a temporary file renamed into place, so that concurrent processes never
 // read half a file. V8 rejects a cache that does not fit its source or flags; the module is then
 // compiled as usual and its cache written anew.
@@ -18,6 +18,7 @@ const crypto = require("node:crypto");
 const fs = require("node:fs");
 const Module = require("node:module");
 const path = require("node:path");
+const v8 = require("node:v8");
 const vm = require("node:vm");
 
 const directory = process.env.PULUMI_PROXY_CODE_CACHE_DIR ?? "";
@@ -33,26 +34,79 @@ const internals = /** @type {any} */ (Module);
 /** Small modules are left to Node: the cache pays on large ones, and fewer files keep its folder small. */
 const MIN_SOURCE_LENGTH = 2048;
 
+/** How long after its last compilation a process writes the caches it lacked. */
+const SAVE_AFTER_QUIET_MS = 100;
+
 /**
  * A dynamic `import()`, which a vm.Script can run only with an import callback, and Node 20 loses
  * that callback when V8 restores the script from a cache (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING, seen
- * in npm and in Pulumi's run harness): such modules compile Node's way. An `import(` in a string
- * matches too (typescript.js has one), which costs only the cache; so does one in eval'd code, which
- * would run under the evaluating script's callback.
+ * in npm and in Pulumi's run harness): such modules compile Node's way. An `import(` inside a string
+ * on its line is no import: typescript.js, which every Pulumi program and provider loads, has one in
+ * a message, and is the largest module they compile (0.17 s each time).
  */
-const DYNAMIC_IMPORT = /(?<![\w$.'"`])import\s*\(/;
+const DYNAMIC_IMPORT = /(?<![\w$.'"`])import\s*\(/g;
 
-/** @type {{ file: string, script: vm.Script }[]} */
+/**
+ * Whether `index` is inside a quoted string that opens on its own line (escapes honoured; comments are not parsed).
+ * @param {string} content @param {number} index
+ */
+function insideString(content, index) {
+  let quote = "";
+  for (let at = content.lastIndexOf("\n", index) + 1; at < index; at++) {
+    const char = content[at];
+    if (quote && char === "\\") at++;
+    else if (quote && char === quote) quote = "";
+    else if (!quote && (char === '"' || char === "'" || char === "`")) quote = char;
+  }
+  return quote !== "";
+}
+
+/** @param {string} content */
+function importsDynamically(content) {
+  for (const match of content.matchAll(DYNAMIC_IMPORT)) if (!insideString(content, match.index)) return true;
+  return false;
+}
+
+/**
+ * V8 takes a cache only under the flags it was made with, and @pulumi/pulumi changes them while it
+ * loads (`--allow-natives-syntax`, runtime/closure/v8.js): a program writes its caches under the new
+ * flags, and a provider process, which never sets them, rejected every one of them, every time. So
+ * a cache file is named by the source and the flags' hash, which V8 writes into the cache itself.
+ */
+const FLAG_HASH_BYTES = [12, 16];
+/** @param {Buffer} cachedData */
+const flagHashOf = (cachedData) => cachedData.subarray(...FLAG_HASH_BYTES).toString("hex");
+
+/** @type {string | undefined} The flags' hash now, from a tiny script's cache; forgotten when the flags change. */
+let currentFlagHash;
+const currentFlags = () => {
+  currentFlagHash ??= flagHashOf(new vm.Script("0").createCachedData());
+  return currentFlagHash;
+};
+const setFlagsFromString = v8.setFlagsFromString;
+v8.setFlagsFromString = (/** @type {string} */ flags) => {
+  // What compiled so far is cached under the flags it compiled with, which later runs start with.
+  save();
+  currentFlagHash = undefined;
+  setFlagsFromString(flags);
+};
+
+/** @param {string} sourceKey @param {string} flagHash */
+const cacheFile = (sourceKey, flagHash) => path.join(directory, `${sourceKey}-${flagHash}`);
+
+/** @type {{ sourceKey: string, script: vm.Script }[]} */
 const unsaved = [];
 /** @type {NodeJS.Timeout | undefined} */
 let saveTimer;
 
 function save() {
   clearTimeout(saveTimer);
-  for (const { file, script } of unsaved.splice(0)) {
+  for (const { sourceKey, script } of unsaved.splice(0)) {
     try {
+      const cachedData = script.createCachedData();
+      const file = cacheFile(sourceKey, flagHashOf(cachedData));
       const partial = `${file}.${process.pid}.partial`;
-      fs.writeFileSync(partial, script.createCachedData());
+      fs.writeFileSync(partial, cachedData);
       fs.renameSync(partial, file);
     } catch {
       // A full disk or a removed folder costs only the cache.
@@ -81,20 +135,22 @@ function requireFor(mod) {
  * @param {string} content @param {string} filename @returns {Function}
  */
 function compile(content, filename) {
-  const key = crypto.createHash("sha256").update(filename).update("\0").update(content).digest("hex");
-  const file = path.join(directory, key.slice(0, 40));
+  // The source alone: V8 checks a cache against its source, not its file name, so the same package
+  // installed in another folder (every test that installs the tarball into a temp folder) hits too.
+  const sourceKey = crypto.createHash("sha256").update(content).digest("hex").slice(0, 40);
   let cachedData;
   try {
-    cachedData = fs.readFileSync(file);
+    cachedData = fs.readFileSync(cacheFile(sourceKey, currentFlags()));
   } catch {}
   // A shebang is valid only at the very start of a script, which the wrapper no longer is.
   const source = content.startsWith("#!") ? `//${content.slice(2)}` : content;
   const script = new vm.Script(Module.wrap(source), { filename, cachedData });
   if (cachedData === undefined || script.cachedDataRejected) {
-    unsaved.push({ file, script });
+    unsaved.push({ sourceKey, script });
     clearTimeout(saveTimer);
-    // Written once the process has been quiet for a while too: a provider is often killed, not ended.
-    saveTimer = setTimeout(save, 2000).unref();
+    // Written once the process has been quiet for a moment too: the engine kills its providers
+    // (no exit handler runs) about a second after they have loaded.
+    saveTimer = setTimeout(save, SAVE_AFTER_QUIET_MS).unref();
   }
   return script.runInThisContext({ displayErrors: true });
 }
@@ -103,7 +159,7 @@ if (directory) {
   fs.mkdirSync(directory, { recursive: true });
   const original = loader._compile;
   loader._compile = function compileWithCache(content, filename, format) {
-    if (format === "module" || content.length < MIN_SOURCE_LENGTH || DYNAMIC_IMPORT.test(content)) {
+    if (format === "module" || content.length < MIN_SOURCE_LENGTH || importsDynamically(content)) {
       return original.call(this, content, filename, format);
     }
     let wrapper;
