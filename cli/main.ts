@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: it keeps two large modules of @pulumi/pulumi from loading with the imports below.
+import "./deferModules";
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";

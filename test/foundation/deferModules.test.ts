@@ -5,8 +5,8 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { REPO_ROOT } from "../support/pulumi";
 
 /**
- * The provider processes and the programs that the project's launcher and language host start
- * defer @pulumi/pulumi's `typescript` and `@npmcli/arborist`: each loads at its first use, and what
+ * The provider processes and the programs that the project's launcher and language host start, and
+ * the pulumi-proxy command, defer @pulumi/pulumi's `typescript` and `@npmcli/arborist`: each loads at its first use, and what
  * uses it gets the same answers.
  */
 const PROBE = `
@@ -66,6 +66,12 @@ describe("the deferred modules of @pulumi/pulumi", () => {
     const plugin = fs.readFileSync(path.join(REPO_ROOT, "provider", "native", "main.ts"), "utf8");
     expect(plugin).toContain('require("pulumi-proxy/defer-modules")');
     expect(plugin).toContain('deferPulumiModules(require.resolve("@pulumi/pulumi"));');
+  });
+
+  it("are deferred by the pulumi-proxy command before its imports load @pulumi/pulumi", () => {
+    // The built command's module, loaded first, as its bin starts it; the probe then finds the stand-ins.
+    const call = `require(${JSON.stringify(path.join(REPO_ROOT, "dist", "cli", "main.js"))});`;
+    expect(run(["-e", call + PROBE])).toEqual(expected);
   });
 
   it("load at once without it, which is what the deferral saves", () => {
