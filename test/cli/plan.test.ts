@@ -49,7 +49,7 @@ describe("pulumi-proxy plan: changes and access, end to end on the gitops exampl
     await fixture.stack.up();
   });
   afterAll(async () => {
-    await fixture?.stack.destroy().catch(() => undefined);
+    // No destroy: the objects live only in this test's server, which closing discards (a destroy is an engine run).
     await fixture?.cleanup();
   });
 
