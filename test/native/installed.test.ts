@@ -5,8 +5,9 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
-import { npm, outsideFolder, packFromCleanCopy } from "../support/outside";
+import { npm, outsideFolder } from "../support/outside";
 import { createTestStack, type TestStack } from "../support/pulumi";
+import { packedTarball } from "../support/tarball";
 
 const exec = promisify(execFile);
 
@@ -21,9 +22,13 @@ const user = new proxy.ProxyUser("scraper", { name: "scraper", limits: { dailyGb
 export const userId = user.proxyUserId;
 `;
 
-/** The user's folder: the program, and the tarball installed beside `@pulumi/pulumi`. */
+/**
+ * The user's folder: the program, and the tarball installed beside `@pulumi/pulumi`. The tarball is
+ * the suite's one pack of a clean copy of the working tree (support/tarball.ts), as the other
+ * install tests use.
+ */
 async function userProgram(outsideDir: string): Promise<string> {
-  const tarball = await packFromCleanCopy(outsideDir);
+  const tarball = await packedTarball();
   const dir = path.join(outsideDir, "app");
   fs.mkdirSync(dir);
   fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: native-app\nruntime: nodejs\n");
