@@ -61,9 +61,11 @@ export default defineConfig({
     // Engine tests drive the real CLI through several up/preview/destroy rounds; a loaded 2-core machine needs room.
     testTimeout: 300_000,
     hookTimeout: 300_000,
-    // Engine tests spawn the CLI, a language host and provider processes; two cores fit two files at once.
-    // A third worker was measured: no faster (777 s against 781 s), each file slower.
-    maxWorkers: 2,
+    // Engine tests spawn the CLI, a language host and provider processes, and wait on them, on servers
+    // and on timeouts: with two workers on two cores a fifth of the CPU sat idle. A third worker fills
+    // it (warm vitest 637 -> 602 s, the same CPU); when each file started a fresh process it did not
+    // (777 against 781 s).
+    maxWorkers: 3,
     // Each worker runs file after file in one process instead of a fresh process per file: a file's
     // start (a fork, Vitest's runtime, the sources again) cost about a second of CPU, over a hundred
     // files (warm suite 717 -> 651 s). The files share no state but what each one opens and closes
