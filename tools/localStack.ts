@@ -147,15 +147,17 @@ function pulumiCommandIn(binDir: string): Promise<PulumiCommand> {
 /** Pulumi's marker of a secret value in an exported state (sdk/go/common/resource/sig). */
 const SECRET_SIGNATURE = "4dabf18193072939515e22adb298388d";
 
+/** A secret as `stack export --show-secrets` writes it: the marker and the value's JSON in plaintext. */
+function isSecret(value: unknown): value is { plaintext: string } {
+  return typeof value === "object" && value !== null && SECRET_SIGNATURE in value && "plaintext" in value;
+}
+
 /** A value of an exported state with its secrets in plaintext, as `stack output --show-secrets` prints it. */
 function revealed(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(revealed);
+  if (isSecret(value)) return revealed(JSON.parse(value.plaintext));
   if (value === null || typeof value !== "object") return value;
-  const record = value as Record<string, unknown>;
-  if (record[SECRET_SIGNATURE] !== undefined && typeof record.plaintext === "string") {
-    return revealed(JSON.parse(record.plaintext));
-  }
-  return Object.fromEntries(Object.entries(record).map(([key, inner]) => [key, revealed(inner)]));
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, revealed(inner)]));
 }
 
 /**
@@ -170,13 +172,7 @@ function withOutputsFromOneCall(stack: Stack): void {
     const root = deployment.resources?.find((resource) => resource.type === "pulumi:pulumi:Stack");
     const outputs = (root?.outputs ?? {}) as Record<string, unknown>;
     return Object.fromEntries(
-      Object.entries(outputs).map(([key, value]) => [
-        key,
-        {
-          value: revealed(value),
-          secret: typeof value === "object" && value !== null && SECRET_SIGNATURE in value,
-        },
-      ]),
+      Object.entries(outputs).map(([key, value]) => [key, { value: revealed(value), secret: isSecret(value) }]),
     );
   };
 }

@@ -71,7 +71,8 @@ function importsDynamically(content) {
  * V8 takes a cache only under the flags it was made with, and @pulumi/pulumi changes them while it
  * loads (`--allow-natives-syntax`, runtime/closure/v8.js): a program writes its caches under the new
  * flags, and a provider process, which never sets them, rejected every one of them, every time. So
- * a cache file is named by the source and the flags' hash, which V8 writes into the cache itself.
+ * a cache file is named by the source and the flags' hash, which V8 writes into the cache itself
+ * (Node 20's V8; were the header to move, caches would only miss, since V8 checks each one).
  */
 const FLAG_HASH_BYTES = [12, 16];
 /** @param {Buffer} cachedData */
