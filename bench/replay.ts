@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { SECRET_SIGNATURE } from "../provider/pulumiState";
 
 /**
  * The same-state floor: a provider that makes no request yet leaves the state the real one left. It
@@ -33,8 +34,6 @@ module.exports = {
   async delete() {},
 };
 `;
-
-const SECRET_SIGNATURE = "4dabf18193072939515e22adb298388d";
 
 /**
  * An exported secret's value: {<signature>: …, plaintext: <JSON>} as the Automation API exports it, or

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { LocalWorkspace, type OutputMap, PulumiCommand, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
+import { SECRET_SIGNATURE } from "../provider/pulumiState";
 
 /**
  * One isolated local Pulumi stack, the way the tests, the benchmarks and the demo each need it: its
@@ -143,9 +144,6 @@ function pulumiCommandIn(binDir: string): Promise<PulumiCommand> {
   }
   return command;
 }
-
-/** Pulumi's marker of a secret value in an exported state (sdk/go/common/resource/sig). */
-const SECRET_SIGNATURE = "4dabf18193072939515e22adb298388d";
 
 /** A secret as `stack export --show-secrets` writes it: the marker and the value's JSON in plaintext. */
 function isSecret(value: unknown): value is { plaintext: string } {

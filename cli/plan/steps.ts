@@ -1,4 +1,5 @@
 import type { EngineEvent, Stack, StepEventMetadata } from "@pulumi/pulumi/automation";
+import { SECRET_SIGNATURE } from "../../provider/pulumiState";
 import { PROVIDER_INPUT } from "../../provider/stubs";
 import { shortType } from "../format";
 import { type PolicySection, policyCollector } from "./policy";
@@ -46,7 +47,7 @@ export function reviewable(value: unknown): unknown {
   if (value === ENGINE_UNKNOWN) return UNKNOWN_VALUE;
   if (Array.isArray(value)) return value.map(reviewable);
   if (value !== null && typeof value === "object") {
-    if ("ciphertext" in value || "4dabf18193072939515e22adb298388d" in value) return SECRET_VALUE;
+    if ("ciphertext" in value || SECRET_SIGNATURE in value) return SECRET_VALUE;
     return Object.fromEntries(
       Object.entries(value)
         .filter(([key]) => key !== PROVIDER_INPUT)
