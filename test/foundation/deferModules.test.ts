@@ -79,3 +79,22 @@ describe("the deferred modules of @pulumi/pulumi", () => {
     expect(before).toEqual({ typescript: true, arborist: true });
   });
 });
+
+describe("undici, the SDK's HTTP client", () => {
+  it("loads at the first request, not with the package a program or provider requires", () => {
+    // A closed loopback port: the request fails at once, after undici has loaded to send it.
+    const probe = `
+      const loaded = () => Object.keys(require.cache).some((file) => /node_modules\\/undici\\/index\\.js$/.test(file));
+      const proxy = require("pulumi-proxy");
+      require("pulumi-proxy/runtime");
+      const before = loaded() || typeof proxy.ProxyUser !== "function";
+      const { ProxyClient } = require("pulumi-proxy/sdk");
+      const client = new ProxyClient({ baseUrl: "http://127.0.0.1:1", apiKey: "live_probe", maxRetries: 0 });
+      client.proxyUsers.list().all().then(
+        () => console.log(JSON.stringify({ before, failed: false, after: loaded() })),
+        (error) => console.log(JSON.stringify({ before, failed: error.constructor.name, after: loaded() })),
+      );
+    `;
+    expect(run(["-e", probe])).toEqual({ before: false, failed: "ConnectionError", after: true });
+  });
+});
