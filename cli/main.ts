@@ -20,11 +20,11 @@ import { sdkCommand } from "./sdkPath";
 import {
   describeFailure,
   ENVIRONMENT_USAGE,
+  openTargetStack,
   parseOrExplain,
   STACK_OPTIONS,
   STACK_USAGE,
   type StackTarget,
-  selectStack,
   stackTarget,
   UsageError,
 } from "./stack";
@@ -91,7 +91,7 @@ export function parseDriftArgs(argv: string[]): DriftArgs | "help" {
 }
 
 export async function runDrift(args: DriftArgs): Promise<number> {
-  const stack = await selectStack(args);
+  const stack = await openTargetStack(args);
   const report = await detectDrift(stack);
   writeDriftOutput(
     formatDriftTable(report),

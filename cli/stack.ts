@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { type ConfigMap, LocalWorkspace, type Stack, StackNotFoundError } from "@pulumi/pulumi/automation";
+import { type ConfigMap, LocalWorkspace, Stack, StackNotFoundError } from "@pulumi/pulumi/automation";
 import { type ApiSettings, apiSettings, type ConfigKey } from "../provider/settings";
 import { enginePath, locatePulumi } from "./pulumiCli";
 
@@ -71,13 +71,28 @@ export function stackTarget(values: { stack?: string; cwd?: string; "pulumi-root
   };
 }
 
-/** Selects the existing stack with the user's own CLI and environment; provisions nothing. */
-export async function selectStack(target: StackTarget): Promise<Stack> {
+/** Opens the existing stack with the user's own CLI and environment; provisions nothing. */
+export async function openTargetStack(target: StackTarget): Promise<Stack> {
   const cli = await locatePulumi(target.pulumiRoot);
-  return LocalWorkspace.selectStack(
-    { stackName: target.stack, workDir: target.cwd },
-    { pulumiCommand: cli.command, envVars: { PATH: enginePath(cli) } },
-  );
+  const workspace = await LocalWorkspace.create({
+    workDir: target.cwd,
+    pulumiCommand: cli.command,
+    envVars: { PATH: enginePath(cli) },
+  });
+  return openStack(target.stack, workspace);
+}
+
+/**
+ * The existing stack `name` of `workspace`, left as it is the user's choice of current stack.
+ * Stack.select runs `pulumi stack select`, which records the stack as the folder's current one: after
+ * `pulumi-proxy drift --stack prod`, a bare `pulumi up` there deployed prod. Every command the
+ * Automation API runs names its stack (`--stack`), and against a stack that does not exist fails
+ * with StackNotFoundError, so the stack is opened through a view of the workspace whose
+ * `selectStack` does nothing; the workspace itself, which `Stack.createOrSelect` may use, keeps its own.
+ */
+export function openStack(name: string, workspace: LocalWorkspace): Promise<Stack> {
+  const leavesSelection: LocalWorkspace = Object.create(workspace, { selectStack: { value: async () => {} } });
+  return Stack.select(name, leavesSelection);
 }
 
 /** The engine's own words, without the Automation API's wrapping: they name the failing resource. */

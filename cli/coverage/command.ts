@@ -2,11 +2,11 @@ import fs from "node:fs";
 import { clientFor } from "../../provider/settings";
 import {
   ENVIRONMENT_USAGE,
+  openTargetStack,
   parseStackFlags,
   runSubcommand,
   STACK_USAGE,
   type StackTarget,
-  selectStack,
   stackSettings,
   stackTarget,
   UsageError,
@@ -113,7 +113,7 @@ export function formatCoverageText(report: CoverageReport, importFile: string | 
 }
 
 export async function runCoverage(args: CoverageArgs): Promise<number> {
-  const stack = await selectStack(args);
+  const stack = await openTargetStack(args);
   const [config, deployment] = await Promise.all([stack.getAllConfig(), stack.exportStack()]);
   const settings = stackSettings(config);
   const client = clientFor(settings, "pulumi-proxy-coverage");

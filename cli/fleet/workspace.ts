@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import { locatePulumi } from "../pulumiCli";
+import { openStack } from "../stack";
 import type { FleetSpec, Shard } from "./spec";
 
 /** The fleet's stacks: every stack of the program's project whose config names its customer (`fleet:customer`). */
@@ -9,7 +10,7 @@ export interface FleetWorkspace {
   workspace: LocalWorkspace;
   /** The existing stack of a shard, or a new one. */
   open(shard: Shard): Promise<Stack>;
-  /** The existing stack; fails when it does not exist. */
+  /** The existing stack, not made the current one; its first command fails when it does not exist. */
   select(stack: string): Promise<Stack>;
   /** The stacks the fleet made that exist now, by name. */
   members(): Promise<string[]>;
@@ -24,7 +25,7 @@ export async function fleetWorkspace(spec: FleetSpec, pulumiRoot?: string): Prom
   return {
     workspace,
     open: (shard) => Stack.createOrSelect(shard.stack, workspace),
-    select: (stack) => Stack.select(stack, workspace),
+    select: (stack) => openStack(stack, workspace),
     async members() {
       const names = (await workspace.listStacks()).map((summary) => summary.name.split("/").pop() ?? summary.name);
       // The settings file says whether the fleet made the stack; reading it costs no CLI process per stack.

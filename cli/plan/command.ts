@@ -8,10 +8,10 @@ import { loadFleet } from "../fleet/spec";
 import {
   describeFailure,
   ENVIRONMENT_USAGE,
+  openTargetStack,
   parseStackFlags,
   STACK_USAGE,
   type StackTarget,
-  selectStack,
   stackTarget,
   UsageError,
 } from "../stack";
@@ -113,7 +113,7 @@ export async function makePlan(stack: Stack, args: PlanArgs): Promise<PlanJson> 
 }
 
 export async function runPlan(args: PlanArgs): Promise<number> {
-  const plan = await makePlan(await selectStack(args), args);
+  const plan = await makePlan(await openTargetStack(args), args);
   const output =
     args.format === "json"
       ? JSON.stringify(plan, null, 2)

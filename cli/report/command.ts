@@ -6,11 +6,11 @@ import { apiSettings, clientFor } from "../../provider/settings";
 import type { ProxyClient } from "../../sdk";
 import {
   ENVIRONMENT_USAGE,
+  openTargetStack,
   parseStackFlags,
   runSubcommand,
   STACK_USAGE,
   type StackTarget,
-  selectStack,
   stackSettings,
   stackTarget,
   UsageError,
@@ -125,7 +125,7 @@ export async function reportOf(
 }
 
 export async function runReport(args: ReportArgs): Promise<number> {
-  const stack = args.stack ? await selectStack(args) : undefined;
+  const stack = args.stack ? await openTargetStack(args) : undefined;
   const [config, deployment] = stack ? await Promise.all([stack.getAllConfig(), stack.exportStack()]) : [];
   const settings = config
     ? stackSettings(config)

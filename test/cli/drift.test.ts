@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -56,6 +57,27 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
     expect(result.stderr).toBe("");
     expect(result.stdout).toContain(`No drift in stack ${fixture.stackName}`);
     expect(result.code).toBe(0);
+  });
+
+  it("leaves the folder's current stack as the user chose it", async () => {
+    // `pulumi stack init` makes the new stack the folder's current one, as `pulumi stack select` does.
+    const pulumi = (...args: string[]) =>
+      execFileSync(path.join(inject("pulumiBinDir"), "pulumi"), [...args, "--non-interactive"], {
+        cwd: fixture.dir,
+        env,
+        encoding: "utf8",
+      }).trim();
+    const chosen = `${fixture.stackName}-chosen`;
+    pulumi("stack", "init", chosen);
+    try {
+      expect(pulumi("stack", "--show-name")).toBe(chosen);
+      const result = await runCli(driftArgs(), env);
+      expect(result.code, result.stderr).toBe(0);
+      // Before: the command ran `pulumi stack select`, and a bare `pulumi up` here then went to its stack.
+      expect(pulumi("stack", "--show-name")).toBe(chosen);
+    } finally {
+      pulumi("stack", "rm", "--yes", "--stack", chosen);
+    }
   });
 
   it("exits 2 after an out-of-band change, with a table and a JSON report naming the property", async () => {
