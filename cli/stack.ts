@@ -95,7 +95,6 @@ export function openStack(name: string, workspace: LocalWorkspace): Promise<Stac
   return Stack.select(name, leavesSelection);
 }
 
-/** The engine's own words, without the Automation API's wrapping: they name the failing resource. */
 /**
  * The settings of the API the stack's provider talks to, every one the provider honours: the stack's
  * config first, the environment as the provider's fallback.
@@ -104,6 +103,7 @@ export function stackSettings(config: ConfigMap): ApiSettings {
   return apiSettings((key: ConfigKey) => config[key]?.value);
 }
 
+/** The engine's own words, without the Automation API's wrapping: they name the failing resource. */
 export function describeFailure(error: unknown, target: StackTarget): string {
   if (error instanceof StackNotFoundError) {
     return `stack "${target.stack}" does not exist in the backend for ${target.cwd}; \`pulumi stack ls\` there lists the stacks.`;
