@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// First: it keeps two large modules of @pulumi/pulumi from loading with the imports below.
+// First: the large modules of @pulumi/pulumi that no command calls stay out of the imports below.
 import "./deferModules";
 import fs from "node:fs";
 import path from "node:path";

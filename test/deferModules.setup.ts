@@ -3,8 +3,8 @@ import path from "node:path";
 
 /**
  * Each test file runs in a process of its own and imports @pulumi/pulumi; as in the provider
- * processes, its typescript and arborist load at first use (provider/process/defer-modules.cjs),
- * not with every file.
+ * processes, the modules that provider/process/defer-modules.cjs lists (typescript, arborist, …) load
+ * at first use, not with every file.
  */
 const require = createRequire(__filename);
 const { deferPulumiModules } = require("../provider/process/defer-modules.cjs");

@@ -6,8 +6,9 @@ import { REPO_ROOT } from "../support/pulumi";
 
 /**
  * The provider processes and the programs that the project's launcher and language host start, and
- * the pulumi-proxy command, defer @pulumi/pulumi's `typescript` and `@npmcli/arborist`: each loads at its first use, and what
- * uses it gets the same answers.
+ * the pulumi-proxy command, defer @pulumi/pulumi's `typescript`, `@npmcli/arborist`, Automation API
+ * and tracing SDK: each loads at its first use, and what uses it gets the same answers. The probe
+ * requires the program harness's tracing.js as the harness does, then uses each.
  */
 const PROBE = `
   const { types } = require("node:util");
@@ -16,12 +17,22 @@ const PROBE = `
   const loaded = () => ({
     typescript: real(/node_modules\\/typescript\\/lib\\/typescript\\.js$/),
     arborist: real(/@npmcli\\/arborist\\/lib\\/index\\.js$/),
+    automation: real(/@pulumi\\/pulumi\\/automation\\/index\\.js$/),
+    tracingSdk: real(/@opentelemetry\\/sdk-trace-node\\/build\\/src\\/index\\.js$/),
   });
   const pulumi = require("@pulumi/pulumi");
+  const tracing = require("@pulumi/pulumi/cmd/run/tracing");
   const before = loaded();
   pulumi.runtime.serializeFunction(() => 42).then(async (serialized) => {
     const paths = await pulumi.runtime.computeCodePaths();
-    const answers = { serialized: serialized.text.includes("42"), codePaths: paths instanceof Map };
+    // Spans go to a closed loopback port: starting the tracer is what needs the SDK.
+    tracing.start("http://127.0.0.1:1/api/v2/spans");
+    const answers = {
+      serialized: serialized.text.includes("42"),
+      codePaths: paths instanceof Map,
+      automation: typeof pulumi.automation.LocalWorkspace.create === "function",
+      tracing: typeof tracing.newSpan("probe").end === "function",
+    };
     console.log(JSON.stringify({ before, answers, after: loaded() }));
   });
 `;
@@ -38,9 +49,9 @@ function run(args: string[]): unknown {
 describe("the deferred modules of @pulumi/pulumi", () => {
   const helper = path.join(inject("pulumiBinDir"), "pulumi-proxy-defer-modules.cjs");
   const expected = {
-    before: { typescript: false, arborist: false },
-    answers: { serialized: true, codePaths: true },
-    after: { typescript: true, arborist: true },
+    before: { typescript: false, arborist: false, automation: false, tracingSdk: false },
+    answers: { serialized: true, codePaths: true, automation: true, tracing: true },
+    after: { typescript: true, arborist: true, automation: true, tracingSdk: true },
   };
 
   it("are deferred by the helper provisioning installs beside the launcher, as the launcher calls it", () => {
@@ -76,7 +87,7 @@ describe("the deferred modules of @pulumi/pulumi", () => {
 
   it("load at once without it, which is what the deferral saves", () => {
     const before = (run(["-e", PROBE]) as typeof expected).before;
-    expect(before).toEqual({ typescript: true, arborist: true });
+    expect(before).toEqual({ typescript: true, arborist: true, automation: true, tracingSdk: true });
   });
 });
 

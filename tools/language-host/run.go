@@ -25,7 +25,7 @@ const exitAfterReportedError = 32
 //go:embed inspect-guard.cjs
 var inspectGuard []byte
 
-// Preloaded into every program too: it defers two large modules of @pulumi/pulumi that most
+// Preloaded into every program too: it defers the large modules of @pulumi/pulumi that most
 // programs never call until they do (the file says which and why).
 //
 //go:embed defer-modules.cjs
