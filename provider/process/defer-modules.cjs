@@ -5,8 +5,8 @@
 // Why: `require("@pulumi/pulumi")` loads large modules that most processes never call.
 // - `typescript` (about 9 MB of source), for serializing functions: a program needs it when it
 //   declares a dynamic resource, a provider process never.
-// - `@npmcli/arborist` and what it pulls in (pacote, sigstore, …), only for
-//   `pulumi.runtime.computeCodePaths`.
+// - `@npmcli/arborist` and what it pulls in (pacote, sigstore, …), and `normalize-package-data`,
+//   only for `pulumi.runtime.computeCodePaths`.
 // - the Automation API (`pulumi.automation`, with execa), which a program or a provider calls only
 //   when it drives another stack.
 // - OpenTelemetry's SDK, Zipkin exporter and gRPC instrumentation, which the program harness's
@@ -27,6 +27,8 @@ const path = require("node:path");
 const DEFERRED = [
   "typescript",
   "@npmcli/arborist",
+  // computeCodePaths's other import: a function, imported with `import normalize from`.
+  "normalize-package-data",
   "@pulumi/pulumi/automation",
   // tracing.js's own imports; @opentelemetry/api stays, every span goes through it.
   "@opentelemetry/sdk-trace-node",
@@ -74,7 +76,14 @@ function standIn(resolved) {
   const exports = new Proxy(Object.create(null), {
     // TypeScript's `import * as x` helper copies a CommonJS module's keys at once unless it says
     // `__esModule`; saying so keeps it lazy, and every later `x.name` reads the real export.
-    get: (_target, key) => (key === "__esModule" && real === undefined ? true : Reflect.get(load(), key)),
+    // TypeScript's `import x from` helper then returns the stand-in itself rather than `{ default:
+    // module }`, so a `default` the module lacks is the module, as that wrapper would have given.
+    get: (_target, key) => {
+      if (key === "__esModule" && real === undefined) return true;
+      const loaded = load();
+      if (key === "default" && !Reflect.has(Object(loaded), "default")) return loaded;
+      return Reflect.get(loaded, key);
+    },
     has: (_target, key) => Reflect.has(load(), key),
     set: (_target, key, value) => Reflect.set(load(), key, value),
     ownKeys: () => Reflect.ownKeys(load()),

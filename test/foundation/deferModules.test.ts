@@ -17,6 +17,7 @@ const PROBE = `
   const loaded = () => ({
     typescript: real(/node_modules\\/typescript\\/lib\\/typescript\\.js$/),
     arborist: real(/@npmcli\\/arborist\\/lib\\/index\\.js$/),
+    normalize: real(/normalize-package-data\\/lib\\/normalize\\.js$/),
     automation: real(/@pulumi\\/pulumi\\/automation\\/index\\.js$/),
     tracingSdk: real(/@opentelemetry\\/sdk-trace-node\\/build\\/src\\/index\\.js$/),
   });
@@ -49,9 +50,9 @@ function run(args: string[]): unknown {
 describe("the deferred modules of @pulumi/pulumi", () => {
   const helper = path.join(inject("pulumiBinDir"), "pulumi-proxy-defer-modules.cjs");
   const expected = {
-    before: { typescript: false, arborist: false, automation: false, tracingSdk: false },
+    before: { typescript: false, arborist: false, normalize: false, automation: false, tracingSdk: false },
     answers: { serialized: true, codePaths: true, automation: true, tracing: true },
-    after: { typescript: true, arborist: true, automation: true, tracingSdk: true },
+    after: { typescript: true, arborist: true, normalize: true, automation: true, tracingSdk: true },
   };
 
   it("are deferred by the helper provisioning installs beside the launcher, as the launcher calls it", () => {
@@ -87,7 +88,7 @@ describe("the deferred modules of @pulumi/pulumi", () => {
 
   it("load at once without it, which is what the deferral saves", () => {
     const before = (run(["-e", PROBE]) as typeof expected).before;
-    expect(before).toEqual({ typescript: true, arborist: true, automation: true, tracingSdk: true });
+    expect(before).toEqual({ typescript: true, arborist: true, normalize: true, automation: true, tracingSdk: true });
   });
 });
 
