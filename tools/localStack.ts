@@ -3,8 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { LocalWorkspace, type OutputMap, PulumiCommand, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
-import { SECRET_SIGNATURE } from "../provider/pulumiState";
+import { LocalWorkspace, PulumiCommand, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
+import { readResultsAtFirstUse } from "./stackReads";
 
 /**
  * One isolated local Pulumi stack, the way the tests, the benchmarks and the demo each need it: its
@@ -97,8 +97,7 @@ export async function openLocalStack(options: LocalStackOptions): Promise<LocalS
   }
   // One CLI call for all of it: each call costs a CLI start and, for a secret, the passphrase's key derivation.
   if (options.config && Object.keys(options.config).length > 0) await stack.setAllConfig(options.config);
-  withMaskedSummaries(stack);
-  withOutputsFromOneCall(stack);
+  readResultsAtFirstUse(stack, envVars.PULUMI_BACKEND_URL);
   return {
     stack,
     stackName,
@@ -119,17 +118,6 @@ export async function openLocalStack(options: LocalStackOptions): Promise<LocalS
 }
 
 /**
- * The summary the Automation API reads after each up, refresh and destroy (`stack history`) asks the
- * CLI for plaintext secrets unless told otherwise, which costs a key derivation from the passphrase
- * (about 0.2 s of CPU) and puts the stack's secret config in memory for nothing: no caller reads it.
- * An explicit `showSecrets: true` still gets them.
- */
-function withMaskedSummaries(stack: Stack): void {
-  const info = stack.info.bind(stack);
-  stack.info = (showSecrets?: boolean) => info(showSecrets ?? false);
-}
-
-/**
  * One `pulumi version` per CLI and process: PulumiCommand.get runs it each time to learn the version,
  * and a test file opens many stacks with the same CLI.
  */
@@ -143,36 +131,6 @@ function pulumiCommandIn(binDir: string): Promise<PulumiCommand> {
     command.catch(() => commands.delete(binDir));
   }
   return command;
-}
-
-/** A secret as `stack export --show-secrets` writes it: the marker and the value's JSON in plaintext. */
-function isSecret(value: unknown): value is { plaintext: string } {
-  return typeof value === "object" && value !== null && SECRET_SIGNATURE in value && "plaintext" in value;
-}
-
-/** A value of an exported state with its secrets in plaintext, as `stack output --show-secrets` prints it. */
-function revealed(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(revealed);
-  if (isSecret(value)) return revealed(JSON.parse(value.plaintext));
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, revealed(inner)]));
-}
-
-/**
- * The outputs the Automation API reads after each up, from one `stack export --show-secrets` instead
- * of two `stack output` calls (masked, then plaintext, to learn which are secret): each call costs a
- * CLI start and the passphrase's key derivation, about 0.3 s of CPU. The exported state marks each
- * secret itself. The result is the same OutputMap.
- */
-function withOutputsFromOneCall(stack: Stack): void {
-  stack.outputs = async (): Promise<OutputMap> => {
-    const deployment = (await stack.exportStack()).deployment as { resources?: Record<string, unknown>[] };
-    const root = deployment.resources?.find((resource) => resource.type === "pulumi:pulumi:Stack");
-    const outputs = (root?.outputs ?? {}) as Record<string, unknown>;
-    return Object.fromEntries(
-      Object.entries(outputs).map(([key, value]) => [key, { value: revealed(value), secret: isSecret(value) }]),
-    );
-  };
 }
 
 interface RepositoryTools {
