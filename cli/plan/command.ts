@@ -8,6 +8,7 @@ import { loadFleet } from "../fleet/spec";
 import {
   describeFailure,
   ENVIRONMENT_USAGE,
+  exportedState,
   openTargetStack,
   parseStackFlags,
   STACK_USAGE,
@@ -106,7 +107,7 @@ export async function makePlan(stack: Stack, args: PlanArgs): Promise<PlanJson> 
     access: await describeAccess(reviewed, live),
     ...(policy ? { policy } : {}),
     keysDueSoon: keyDeadlines(
-      ((await stack.exportStack()).deployment?.resources ?? []) as StoredResource[],
+      ((await exportedState(stack)).deployment?.resources ?? []) as StoredResource[],
       plannedAt.getTime(),
     ),
   };
