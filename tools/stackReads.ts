@@ -19,27 +19,37 @@ export function readResultsAtFirstUse(stack: Stack, backendUrl: string | undefin
   const cli = (args: string[]) =>
     execFileSync(stack.workspace.pulumiCommand.command, [...args, "--stack", stack.name, "--non-interactive"], {
       cwd: stack.workspace.workDir,
-      env: { ...process.env, ...stack.workspace.envVars, PULUMI_HOME: stack.workspace.pulumiHome ?? "" },
+      env: {
+        ...process.env,
+        ...(stack.workspace.pulumiHome ? { PULUMI_HOME: stack.workspace.pulumiHome } : {}),
+        ...stack.workspace.envVars,
+      },
       encoding: "utf8",
       maxBuffer: 256 * 1024 * 1024,
     });
   const backendDir = backendUrl?.startsWith("file://") ? backendUrl.slice("file://".length) : undefined;
-  const version = backendDir === undefined ? undefined : () => stateVersion(backendDir);
+  const version = backendDir === undefined ? undefined : () => stateVersion(backendDir, stack.name);
   stack.outputs = async () => atFirstUse("the outputs of this up", version, () => outputsOf(cli)) as OutputMap;
   // The summary without secrets in plaintext, which needs no key derivation; nobody reads them.
   stack.info = async (showSecrets?: boolean) =>
     atFirstUse("the summary of this run", version, () => summaryOf(cli, showSecrets ?? false));
 }
 
-/** The backend's stack and history files with their sizes and times: a run that saves the state changes it. */
-function stateVersion(backendDir: string): string {
+/**
+ * The stack's files in the backend (`stacks/<project>/<stack>.json…`, `history/<project>/<stack>/…`)
+ * with their sizes and times: a run that saves the state changes them; other stacks' runs do not.
+ */
+function stateVersion(backendDir: string, stackName: string): string {
   const files: string[] = [];
   for (const sub of ["stacks", "history"]) {
     const dir = path.join(backendDir, ".pulumi", sub);
     if (!fs.existsSync(dir)) continue;
     for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-      if (!entry.isFile()) continue;
       const file = path.join(entry.parentPath, entry.name);
+      const segments = path.relative(dir, file).split(path.sep);
+      if (!entry.isFile() || !segments.some((part) => part === stackName || part.startsWith(`${stackName}.json`))) {
+        continue;
+      }
       const stat = fs.statSync(file);
       files.push(`${file}:${stat.size}:${stat.mtimeMs}`);
     }
