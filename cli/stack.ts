@@ -2,7 +2,14 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { type ConfigMap, type Deployment, LocalWorkspace, Stack, StackNotFoundError } from "@pulumi/pulumi/automation";
+import {
+  type ConfigMap,
+  type Deployment,
+  LocalWorkspace,
+  Stack,
+  StackNotFoundError,
+  type Workspace,
+} from "@pulumi/pulumi/automation";
 import { type ApiSettings, apiSettings, type ConfigKey } from "../provider/settings";
 import { enginePath, locatePulumi } from "./pulumiCli";
 
@@ -97,6 +104,18 @@ export function openStack(name: string, workspace: LocalWorkspace): Promise<Stac
 }
 
 /**
+ * The environment a LocalWorkspace runs the CLI with (its runPulumiCmd, not in the typings): the
+ * process's, its Pulumi home, then its own variables; for a CLI command the Automation API lacks.
+ */
+export function workspaceEnv(workspace: Workspace): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    ...(workspace.pulumiHome ? { PULUMI_HOME: workspace.pulumiHome } : {}),
+    ...workspace.envVars,
+  };
+}
+
+/**
  * The stack's state as `pulumi stack export` prints it, its secrets left encrypted. The Automation
  * API's exportStack passes --show-secrets: a key derivation from the passphrase (about 0.2 s of CPU)
  * and every secret of the state in this process, for readers that need no secret. A failure carries
@@ -104,17 +123,12 @@ export function openStack(name: string, workspace: LocalWorkspace): Promise<Stac
  */
 export function exportedState(stack: Stack): Promise<Deployment> {
   const { workspace } = stack;
-  const env = {
-    ...process.env,
-    ...(workspace.pulumiHome ? { PULUMI_HOME: workspace.pulumiHome } : {}),
-    ...workspace.envVars,
-  };
   const args = ["stack", "export", "--stack", stack.name, "--non-interactive"];
   return new Promise((resolve, reject) => {
     execFile(
       workspace.pulumiCommand.command,
       args,
-      { cwd: workspace.workDir, env, maxBuffer: 1 << 30 },
+      { cwd: workspace.workDir, env: workspaceEnv(workspace), maxBuffer: 1 << 30 },
       (error, stdout, stderr) => {
         if (error)
           reject(Object.assign(new Error(`pulumi stack export failed`), { commandResult: { stdout, stderr } }));

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { OutputMap, Stack, UpdateSummary } from "@pulumi/pulumi/automation";
+import { workspaceEnv } from "../cli/stack";
 import { SECRET_SIGNATURE } from "../provider/pulumiState";
 
 /**
@@ -19,13 +20,9 @@ export function readResultsAtFirstUse(stack: Stack, backendUrl: string | undefin
   const cli = (args: string[]) =>
     execFileSync(stack.workspace.pulumiCommand.command, [...args, "--stack", stack.name, "--non-interactive"], {
       cwd: stack.workspace.workDir,
-      env: {
-        ...process.env,
-        ...(stack.workspace.pulumiHome ? { PULUMI_HOME: stack.workspace.pulumiHome } : {}),
-        ...stack.workspace.envVars,
-      },
+      env: workspaceEnv(stack.workspace),
       encoding: "utf8",
-      maxBuffer: 256 * 1024 * 1024,
+      maxBuffer: 1 << 30,
     });
   const backendDir = backendUrl?.startsWith("file://") ? backendUrl.slice("file://".length) : undefined;
   const version = backendDir === undefined ? undefined : () => stateVersion(backendDir, stack.name);
