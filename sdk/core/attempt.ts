@@ -16,9 +16,9 @@ let loadedUndici: Undici | undefined;
 
 /**
  * undici, loaded at the first request instead of with the SDK. Every Pulumi program that declares
- * one of our resources and every provider process loads the SDK, yet a program never sends a request
- * and a provider often does not (a preview without refresh only checks and diffs): undici's own load
- * is about 60 ms of CPU there, a third of the whole package's.
+ * one of our resources loads the SDK and never sends a request: undici's own load is about 60 ms of
+ * CPU there, a third of the whole package's. (A provider process sends at least the run's
+ * credentials check, so it loads undici then.)
  */
 function undici(): Undici {
   loadedUndici ??= require("undici") as Undici;
