@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { LocalWorkspace, PulumiCommand, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
+import { closingItsClients } from "./inlineRuns";
 import { readResultsAtFirstUse } from "./stackReads";
 
 /**
@@ -78,13 +79,15 @@ export async function openLocalStack(options: LocalStackOptions): Promise<LocalS
   );
   let inlineWorkDir: string | undefined;
   let stack: Stack;
+  let inlineRuns: ReturnType<typeof closingItsClients> | undefined;
   if (options.program) {
+    inlineRuns = closingItsClients(options.program);
     if (!options.programsDir) throw new Error("an inline program needs programsDir");
     inlineWorkDir = path.join(options.programsDir, stackName);
     fs.mkdirSync(inlineWorkDir, { recursive: true });
     const projectName = options.projectName ?? `pulumi-proxy-${options.label}`;
     stack = await open(
-      { stackName, projectName, program: options.program },
+      { stackName, projectName, program: inlineRuns.program },
       {
         ...workspace,
         workDir: inlineWorkDir,
@@ -98,6 +101,7 @@ export async function openLocalStack(options: LocalStackOptions): Promise<LocalS
   // One CLI call for all of it: each call costs a CLI start and, for a secret, the passphrase's key derivation.
   if (options.config && Object.keys(options.config).length > 0) await stack.setAllConfig(options.config);
   readResultsAtFirstUse(stack, envVars.PULUMI_BACKEND_URL);
+  inlineRuns?.closeAfterEachOperation(stack);
   return {
     stack,
     stackName,
@@ -113,6 +117,7 @@ export async function openLocalStack(options: LocalStackOptions): Promise<LocalS
         await stack.workspace.removeStack(stackName, { force: true }).catch(() => undefined);
       }
       if (inlineWorkDir) fs.rmSync(inlineWorkDir, { recursive: true, force: true });
+      inlineRuns?.closeAll();
     },
   };
 }
