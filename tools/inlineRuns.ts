@@ -5,11 +5,12 @@ import type { PulumiFn, Stack } from "@pulumi/pulumi/automation";
  * Inline programs run in the caller's process (a test worker runs hundreds), each run with its own
  * gRPC clients to that run's engine: the resource monitor and the engine service. @pulumi/pulumi
  * 3.248 never closes them; its disconnect closes only the clients of a program that has a process of
- * its own. Once the engine exits, each such channel reconnects to the dead port for its idle timeout
- * of 30 minutes, backing off up to 2 minutes, and in between its connection sits in
- * TRANSIENT_FAILURE in grpc-js's process-wide subchannel pool. A later engine that happened to listen
- * on the same port then saw its program's first call fail at once: "14 UNAVAILABLE: No connection
- * established. Last error: null" (twice in CI, in different files).
+ * its own. Once the engine exits, such a channel goes on reconnecting to the dead port, backing off
+ * longer each time, and in between its connection sits in TRANSIENT_FAILURE in grpc-js's
+ * process-wide subchannel pool (at the end of test/provider, one worker's pool held 22). A later
+ * engine that happened to listen on the same port then saw its program's first call fail at once:
+ * "14 UNAVAILABLE: No connection established. Last error: null" (once in CI, once here, in
+ * different files).
  */
 
 /**
