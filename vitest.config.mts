@@ -70,7 +70,8 @@ export default defineConfig({
     // start (a fork, Vitest's runtime, the sources again) cost about a second of CPU, over a hundred
     // files (warm suite 717 -> 651 s). The files share no state but what each one opens and closes
     // itself: its own servers, stacks and temp folders; module state in the sources is keyed by the
-    // API settings, which differ per test server.
+    // API settings, which differ per test server. Inline programs' gRPC clients to their engines would
+    // be shared state (grpc-js pools connections per process): tools/inlineRuns.ts closes and isolates them.
     isolate: false,
   },
 });
