@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
-import net from "node:net";
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, describe, expect, it } from "vitest";
 import { giveEachClientItsOwnConnections } from "../../tools/inlineRuns";
+import { deadPort } from "../support/ports";
 import { createTestStack } from "../support/pulumi";
 
 /**
@@ -22,14 +22,6 @@ type MonitorClient = InstanceType<typeof grpc.Client> & {
 
 function askForAFeature(client: MonitorClient): Promise<Error | null> {
   return new Promise((resolve) => client.supportsFeature(new resourceMessages.SupportsFeatureRequest(), resolve));
-}
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 const closeAfterwards: (() => unknown)[] = [];
@@ -55,7 +47,7 @@ describe("an inline program's connections to its engine", () => {
 
   it("never inherit another client's failed connection to the same address", async () => {
     giveEachClientItsOwnConnections();
-    const address = `127.0.0.1:${await freePort()}`;
+    const address = `127.0.0.1:${await deadPort()}`;
     // Clients made as the runtime makes them (the pool shares a connection only between equal options).
     const runtimeClient = () =>
       new resourceService.ResourceMonitorClient(

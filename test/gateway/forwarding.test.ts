@@ -1,7 +1,6 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { ProxyAgent, request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
+import { deadPort } from "../support/ports";
 import {
   basic,
   type GatewayFixture,
@@ -17,15 +16,6 @@ afterEach(async () => {
   await fixture?.close();
   fixture = undefined;
 });
-
-/** A loopback port nothing listens on: bound once, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function rawConnect(gatewayUrl: string, authority: string, auth: string): Promise<Buffer> {
   const head = `CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\nProxy-Authorization: ${auth}\r\n\r\n`;
@@ -108,7 +98,7 @@ describe("gateway forwarding", () => {
     fixture = await gatewayFixture();
     const { user, server } = fixture;
     const auth = basic(user.username, user.password);
-    const port = await closedPort();
+    const port = await deadPort();
     const answer = await viaGateway(server.gatewayUrl, `http://127.0.0.1:${port}/`, auth);
     expect(answer.status).toBe(502);
     expect(answer.headers["x-proxy-error"]).toBe("target_unreachable");

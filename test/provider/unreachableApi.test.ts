@@ -1,16 +1,7 @@
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProxyUser } from "../../provider";
 import { type ProviderFixture, providerFixture } from "../support/fixture";
-
-/** A port on loopback where nothing listens: a server bound to it and closed again. */
-async function deadPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { deadPort } from "../support/ports";
 
 describe("a proxy:apiUrl that nothing answers", () => {
   let fixture: ProviderFixture;
