@@ -38,7 +38,7 @@ const USAGE = `usage: pulumi-proxy drift --stack <name> [--cwd <dir>] [--json[=<
        pulumi-proxy provider install   put the native \`proxy\` provider plugin where Pulumi finds it
        pulumi-proxy sdk python | go    where the native provider's Python wheel or Go module is, for pip or go.mod
        pulumi-proxy report [--stack <name>] [--markdown | --json]  usage, ceilings, spend and keys as one HTML page (report --help)
-       pulumi-proxy recover --stack <name> [--up | --destroy] [--json]  after a killed run (recover --help)
+       pulumi-proxy recover --stack <name> | --fleet <file> [--up | --destroy] [--json]  after a killed run (recover --help)
        pulumi-proxy policy init <dir>   write a policy pack folder for \`pulumi preview --policy-pack\`
        pulumi-proxy server [--port <port>] [...]   the reference server (\`pulumi-proxy server --help\`)
        pulumi-proxy --version

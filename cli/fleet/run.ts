@@ -179,9 +179,21 @@ export async function runFleet(
   }
   const settled = await inPool(tasks, spec.concurrency, (task) => task());
   return settled
-    .map((result) => (result.status === "fulfilled" ? result.value : undefined))
+    .map((result) => (result.status === "fulfilled" ? withRecoverFix(result.value, spec.file) : undefined))
     .filter((result): result is ShardResult => result !== undefined)
     .sort((a, b) => a.stack.localeCompare(b.stack));
+}
+
+/**
+ * A stack a killed run left locked (a cancelled CI job): the engine's message offers `pulumi cancel`,
+ * which releases the lock and leaves the killed run's writes unfinished; recover finishes them.
+ */
+function withRecoverFix(result: ShardResult, fleetFile: string): ShardResult {
+  if (!result.error || !/currently locked/.test(result.error)) return result;
+  const fix =
+    "Fix: if no run of this stack is still going, a killed one left the lock: " +
+    `\`pulumi-proxy recover --fleet ${fleetFile} --up\` (--destroy after a killed \`fleet destroy\`) releases it and finishes that run.`;
+  return { ...result, error: `${result.error}\n${fix}` };
 }
 
 async function refresh(fleet: FleetWorkspace, shard: Shard): Promise<Omit<ShardResult, "seconds" | "outcome">> {

@@ -1,4 +1,7 @@
 import { parseArgs } from "node:util";
+import { runFleetRecover } from "../fleet/recover";
+import { fleetOption, withFleetStack } from "../fleet/reports";
+import { loadFleet } from "../fleet/spec";
 import {
   describeFailure,
   ENVIRONMENT_USAGE,
@@ -11,6 +14,7 @@ import {
 import { type RecoverArgs, type RecoverReport, RecoveryError, recoverStack } from "./steps";
 
 export const RECOVER_USAGE = `usage: pulumi-proxy recover --stack <name> [--cwd <dir>] [--up | --destroy] [--json] [--pulumi-root <dir>]
+       pulumi-proxy recover --fleet <file or dir> [--up | --destroy] [--json] [--pulumi-root <dir>]
 
 After a \`pulumi up\` or \`pulumi destroy\` was killed (a cancelled, timed-out or pre-empted CI job),
 brings the stack back to a consistent state, reading what the kill left from the backend itself:
@@ -29,6 +33,8 @@ brings the stack back to a consistent state, reading what the kill left from the
 Each step it takes is printed with the reason.
 
 ${STACK_USAGE}
+  --fleet <path>       every stack of a fleet (fleet.json or its folder), after a killed \`fleet up\`
+                       (with --up) or \`fleet destroy\` (with --destroy); each line names its stack
   --up                 the killed run was a \`pulumi up\`: finish it even if the state cannot tell
   --destroy            the killed run was a \`pulumi destroy\`: finish it
   --json               print the steps as JSON on stdout (the log goes to stderr)
@@ -62,8 +68,12 @@ export function parseRecoverArgs(argv: string[]): RecoverArgs | "help" {
 /** `pulumi-proxy recover …`: the steps go to stdout (stderr with --json, where the engine's output goes too). */
 export async function recoverCommand(argv: string[]): Promise<number> {
   let args: RecoverArgs | "help" | undefined;
+  let fleet: string | undefined;
   try {
-    args = parseRecoverArgs(argv);
+    // With --fleet, the other options are parsed as the one-stack form's, for a stand-in stack.
+    const split = fleetOption(argv);
+    fleet = split.fleet;
+    args = parseRecoverArgs(fleet ? withFleetStack(split.rest, loadFleet(fleet)) : argv);
   } catch (error) {
     process.stderr.write(
       `pulumi-proxy recover: ${error instanceof Error ? error.message : String(error)}\n\n${RECOVER_USAGE}\n`,
@@ -74,8 +84,17 @@ export async function recoverCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${RECOVER_USAGE}\n`);
     return 0;
   }
+  const out = args.json ? process.stderr : process.stdout;
+  if (fleet) {
+    const { stack: _standIn, cwd: _program, ...options } = args;
+    try {
+      return await runFleetRecover(fleet, options, out);
+    } catch (error) {
+      process.stderr.write(`pulumi-proxy recover: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    }
+  }
   const target = args;
-  const out = target.json ? process.stderr : process.stdout;
   const report: RecoverReport = {
     stack: target.stack,
     recovered: false,

@@ -24,6 +24,8 @@ import {
 export interface RecoverArgs extends StackTarget {
   operation?: Operation;
   json: boolean;
+  /** The engine's own output of the up, destroy or refresh recover runs, to stderr (default: shown). */
+  quietEngine?: boolean;
 }
 
 export interface RecoverStep {
@@ -84,7 +86,7 @@ export async function recoverStack(
 ): Promise<void> {
   const cli = await locatePulumi(args.pulumiRoot);
   const pulumi = (argv: string[], echo = false, env: Record<string, string> = {}) =>
-    runPulumi(cli, args.cwd, argv, echo, env);
+    runPulumi(cli, args.cwd, argv, echo && !args.quietEngine, env);
   const stackArgs = ["--stack", args.stack];
   const step = (action: RecoverStep["action"], detail: string) => {
     report.steps.push({ action, detail });

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -5,6 +6,7 @@ import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { FleetDriftJson } from "../../cli/fleet/drift";
 import type { FleetPlanJson } from "../../cli/fleet/plan";
+import type { FleetRecoverJson } from "../../cli/fleet/recover";
 import type { ShardResult } from "../../cli/fleet/run";
 import { SHARD_SCOPES } from "../../cli/fleet/spec";
 import { PermissionDeniedError, ProxyClient } from "../../sdk";
@@ -194,6 +196,81 @@ describe("examples/fleet: one stack per customer, each with its own narrow key",
     }
   }, 900_000);
 });
+
+describe("examples/fleet: a fleet up killed as a cancelled CI job kills it", () => {
+  it("leaves locks that fleet up names the fix for; recover --fleet --up finishes the run, creating nothing twice", async () => {
+    // A new user, so that the killed run has a create to make.
+    fs.appendFileSync(csv(), "acme,acme-extra,1,10,true\n");
+    const cli = path.join(REPO_ROOT, "dist", "cli", "main.js");
+    const killed = spawn(process.execPath, [cli, "fleet", "up", "--fleet", "."], {
+      cwd: dir,
+      env,
+      detached: true,
+      stdio: "ignore",
+    });
+    const exited = new Promise((resolve) => killed.once("exit", resolve));
+    const locks = path.join(tempDir, "backend", ".pulumi", "locks");
+    const locked = () =>
+      fs.existsSync(locks) && fs.readdirSync(locks, { recursive: true, withFileTypes: true }).some((e) => e.isFile());
+    for (const deadline = Date.now() + 120_000; !locked(); ) {
+      if (Date.now() > deadline) throw new Error("no stack was locked within 2 minutes of fleet up");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // The whole process group, as a runner cancelling a job does.
+    process.kill(-(killed.pid as number), "SIGKILL");
+    await exited;
+    // The language hosts are not in the job's process group: each sees its engine gone and exits
+    // (test/foundation/killedEngine.test.ts); none may outlive that.
+    let left = processesIn(dir);
+    for (const deadline = Date.now() + 60_000; left.length > 0 && Date.now() < deadline; left = processesIn(dir)) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(left, "no engine, host or program of the killed run is left").toEqual([]);
+
+    const refused = await fleet("up");
+    expect(refused.code).toBe(1);
+    const lockedStacks = Object.values(refused.byStack).filter((result) => result.outcome === "failed");
+    expect(lockedStacks.length).toBeGreaterThan(0);
+    for (const result of lockedStacks) expect(result.error).toContain("pulumi-proxy recover --fleet");
+
+    const recovered = await runCli(["recover", "--fleet", ".", "--up", "--json"], env, dir);
+    expect(recovered.code, recovered.stderr).toBe(0);
+    const report = JSON.parse(recovered.stdout) as FleetRecoverJson;
+    expect(report).toMatchObject({ version: 1, recovered: true });
+    expect(report.stacks.map((stack) => [stack.stack, stack.value?.recovered])).toEqual([
+      ["acme", true],
+      ["globex", true],
+      ["umbrella", true],
+    ]);
+    expect(recovered.stderr).toContain("Fleet: 3 stacks, 3 with a run finished, 0 failed.");
+
+    const converged = await fleet("up");
+    expect(converged.code, converged.stderr).toBe(0);
+    const names = users().map((user) => user.name);
+    expect(names.filter((name) => name === "acme-extra")).toHaveLength(1);
+    expect(new Set(names).size).toBe(names.length);
+    expect(
+      fleetKeys()
+        .map((key) => key.name)
+        .sort(),
+    ).toEqual(["fleet-acme", "fleet-globex", "fleet-umbrella"]);
+  }, 900_000);
+});
+
+/** Processes whose working folder is `dir` or below it (Linux's /proc). */
+function processesIn(dir: string): string[] {
+  return fs.readdirSync("/proc").flatMap((pid) => {
+    if (!/^\d+$/.test(pid)) return [];
+    try {
+      const cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
+      return cwd === dir || cwd.startsWith(`${dir}/`)
+        ? [`${pid} ${fs.readFileSync(`/proc/${pid}/cmdline`, "utf8")}`]
+        : [];
+    } catch {
+      return [];
+    }
+  });
+}
 
 /** acme's key as its stack config holds it, decrypted the way a user would read it. */
 async function acmeSecret(): Promise<string> {
