@@ -1,4 +1,4 @@
-import { type RecoverArgs, type RecoverReport, recoverStack } from "../recover/steps";
+import { emptyReport, type RecoverArgs, type RecoverReport, recoverStack } from "../recover/steps";
 import { eachFleetStack, type FleetStackResult, fleetFooter } from "./reports";
 
 /** What `recover --fleet --json` prints (`version: 1`): each stack's report, or its error. */
@@ -22,13 +22,7 @@ export async function runFleetRecover(
   out: NodeJS.WritableStream,
 ): Promise<number> {
   const { spec, results } = await eachFleetStack(fleetPath, options.pulumiRoot, async (stack) => {
-    const report: RecoverReport = {
-      stack: stack.name,
-      recovered: false,
-      operation: "nothing",
-      pendingBefore: [],
-      steps: [],
-    };
+    const report = emptyReport(stack.name);
     const log = (line: string) => out.write(`[${stack.name}] ${line}\n`);
     // Several engines at once would interleave their output: each stack's steps say what it ran.
     const args = { ...options, stack: stack.name, cwd: stack.workspace.workDir, quietEngine: true };

@@ -11,7 +11,7 @@ import {
   stackTarget,
   UsageError,
 } from "../stack";
-import { type RecoverArgs, type RecoverReport, RecoveryError, recoverStack } from "./steps";
+import { emptyReport, type RecoverArgs, RecoveryError, recoverStack } from "./steps";
 
 export const RECOVER_USAGE = `usage: pulumi-proxy recover --stack <name> [--cwd <dir>] [--up | --destroy] [--json] [--pulumi-root <dir>]
        pulumi-proxy recover --fleet <file or dir> [--up | --destroy] [--json] [--pulumi-root <dir>]
@@ -95,13 +95,7 @@ export async function recoverCommand(argv: string[]): Promise<number> {
     }
   }
   const target = args;
-  const report: RecoverReport = {
-    stack: target.stack,
-    recovered: false,
-    operation: "nothing",
-    pendingBefore: [],
-    steps: [],
-  };
+  const report = emptyReport(target.stack);
   out.write(`pulumi-proxy recover: stack ${target.stack}\n`);
   try {
     await recoverStack(target, report, (line) => out.write(`${line}\n`));

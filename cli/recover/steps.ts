@@ -47,6 +47,11 @@ export interface RecoverReport {
 /** Recovery cannot go on; the message names the stack, what is wrong and the fix. */
 export class RecoveryError extends Error {}
 
+/** A stack's report before recover has looked at it. */
+export function emptyReport(stack: string): RecoverReport {
+  return { stack, recovered: false, operation: "nothing", pendingBefore: [], steps: [] };
+}
+
 interface PulumiResult {
   code: number | null;
   stdout: string;
