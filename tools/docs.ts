@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { packageSchema } from "../provider/native/schema";
 import { packageVersion } from "../provider/native/version";
+import { generatedRegionFiles } from "./docRegions";
 
 interface Property {
   description?: string;
@@ -71,6 +72,7 @@ function importSection(token: string, type: string, resource: ResourceSchema): s
   return [
     "## Import",
     "",
+    "<!-- readme:skip an import needs an object made outside the stack; test/native/engine.test.ts imports one -->",
     "```sh",
     `pulumi import ${token} ${name} ${ID_EXAMPLES[type] ?? "<id>"} --protect=false`,
     "```",
@@ -122,9 +124,11 @@ async function main(): Promise<void> {
   const dir = path.join(repoRoot, REFERENCE_DIR);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  for (const [file, text] of referenceDocs(await packageSchema(packageVersion()))) {
+  const schema = await packageSchema(packageVersion());
+  for (const [file, text] of referenceDocs(schema)) {
     fs.writeFileSync(path.join(dir, file), text);
   }
+  for (const [file, text] of generatedRegionFiles(schema, repoRoot)) fs.writeFileSync(path.join(repoRoot, file), text);
   process.stdout.write(`${dir}\n`);
 }
 

@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageSchema } from "../../provider/native/schema";
 import { packageVersion } from "../../provider/native/version";
+import { generatedRegionFiles } from "../../tools/docRegions";
 import { REFERENCE_DIR, referenceDocs } from "../../tools/docs";
 import { REPO_ROOT } from "../support/pulumi";
 
@@ -17,6 +18,13 @@ describe("the registry docs (docs/)", () => {
       expect(fs.readFileSync(path.join(REPO_ROOT, REFERENCE_DIR, file), "utf8"), `${file}: run npm run gen-docs`).toBe(
         text,
       );
+    }
+  });
+
+  it("hold the regions generated from the schema, the README's install blocks, the command pages and the examples", async () => {
+    for (const [file, text] of generatedRegionFiles(await packageSchema(packageVersion()), REPO_ROOT)) {
+      expect(fs.readFileSync(path.join(REPO_ROOT, file), "utf8"), `${file}: run npm run gen-docs`).toBe(text);
+      expect(text, file).not.toMatch(/<!-- generated:(\w+) -->\n<!-- \/generated:\1 -->/);
     }
   });
 

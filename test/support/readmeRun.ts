@@ -13,8 +13,14 @@ import { runShell } from "./shell";
  * are split over two test files (the root's, the examples') so the two workers share them.
  */
 
-/** The READMEs of the repository: the root's and the packages', then one per example. */
-export const PACKAGE_READMES = ["README.md", "sdk/README.md", "server/README.md"];
+/** The READMEs of the repository: the root's, the guides for contributors and releasers, and the packages'. */
+export const PACKAGE_READMES = ["README.md", "CONTRIBUTING.md", "RELEASING.md", "sdk/README.md", "server/README.md"];
+
+/** Every page of docs/ (guides, commands, the generated reference), each run on its own like a README. */
+export const DOC_PAGES = (fs.readdirSync(path.join(REPO_ROOT, "docs"), { recursive: true }) as string[])
+  .filter((file) => file.endsWith(".md"))
+  .map((file) => path.join("docs", file).split(path.sep).join("/"))
+  .sort();
 export const EXAMPLE_READMES = fs
   .readdirSync(path.join(REPO_ROOT, "examples"))
   .filter((name) => fs.existsSync(path.join(REPO_ROOT, "examples", name, "README.md")))

@@ -1,0 +1,152 @@
+/**
+ * The parts of the hand-written docs that restate a fact kept elsewhere, generated from it so they
+ * cannot drift: the config table from the schema's config, the resources and functions from the
+ * schema, the commands from their pages in docs/commands/, the examples from their READMEs. A region
+ * is the text between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`; `npm run gen-docs`
+ * rewrites every region of every file in REGION_FILES, and test/docs/referenceDocs.test.ts fails when
+ * one differs from what this module makes.
+ */
+import fs from "node:fs";
+import path from "node:path";
+
+/** The files that hold regions, relative to the repository root. */
+export const REGION_FILES = ["README.md", path.join("docs", "installation-configuration.md")];
+
+interface ConfigVariable {
+  description?: string;
+  secret?: boolean;
+  default?: unknown;
+  defaultInfo?: { environment?: string[] };
+}
+
+interface Described {
+  description?: string;
+}
+
+const cell = (text: string) => text.replaceAll("|", "\\|").replaceAll("\n", " ");
+
+/** The first sentence of a description: what a list shows of it. */
+function firstSentence(text: string | undefined): string {
+  const flat = (text ?? "").replaceAll("\n", " ").trim();
+  return /^.*?[.:](?=\s|$)/.exec(flat)?.[0] ?? flat;
+}
+
+const pageName = (type: string) => `${type.replace(/([a-z])([A-Z])/g, "$1-$2").toLowerCase()}.md`;
+
+function configTable(schema: Record<string, unknown>): string {
+  const variables = ((schema.config as { variables?: Record<string, ConfigVariable> } | undefined)?.variables ??
+    {}) as Record<string, ConfigVariable>;
+  const rows = Object.entries(variables).map(([key, variable]) => {
+    const environment = variable.defaultInfo?.environment?.map((name) => `\`${name}\``).join(", ") || "—";
+    const fallback = variable.default === undefined ? "—" : `\`${JSON.stringify(variable.default)}\``;
+    const name = `\`proxy:${key}\`${variable.secret ? " (secret)" : ""}`;
+    return `| ${name} | ${environment} | ${fallback} | ${cell(variable.description ?? "")} |`;
+  });
+  return ["| Stack config | Environment | Default | Meaning |", "| --- | --- | --- | --- |", ...rows].join("\n");
+}
+
+/** Every resource and function of the schema, linked to its page under docs/reference/. */
+function resourcesList(schema: Record<string, unknown>, referenceDir: string): string {
+  const entries = (kind: "resources" | "functions") =>
+    Object.entries((schema[kind] ?? {}) as Record<string, Described>).map(([token, item]) => {
+      const name = token.split(":").pop() ?? token;
+      return `| [${name}](${referenceDir}/${pageName(name)}) | \`${token}\` | ${cell(firstSentence(item.description))} |`;
+    });
+  const resources = entries("resources");
+  const functions = entries("functions");
+  return [
+    "| Resource | Token | What it is |",
+    "| --- | --- | --- |",
+    ...resources,
+    ...(functions.length > 0 ? ["", "| Function | Token | What it reads |", "| --- | --- | --- |", ...functions] : []),
+  ].join("\n");
+}
+
+/** A Markdown page's title and its first paragraph's first sentence. */
+function pageSummary(file: string): { title: string; summary: string } {
+  const lines = fs.readFileSync(file, "utf8").split("\n");
+  const title = (lines.find((line) => line.startsWith("# ")) ?? "").slice(2).trim();
+  const start = lines.findIndex((line, i) => i > 0 && line.trim() !== "" && !line.startsWith("#"));
+  const paragraph: string[] = [];
+  for (let i = start; i >= 0 && i < lines.length && lines[i]?.trim() && !lines[i]?.startsWith("<!--"); i++)
+    paragraph.push(lines[i] ?? "");
+  return { title, summary: firstSentence(paragraph.join(" ")) };
+}
+
+function commandsList(repoRoot: string): string {
+  const dir = path.join(repoRoot, "docs", "commands");
+  const rows = fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith(".md"))
+    .sort()
+    .map((file) => {
+      const { title, summary } = pageSummary(path.join(dir, file));
+      return `| [\`${title}\`](docs/commands/${file}) | ${cell(summary)} |`;
+    });
+  return ["| Command | What it does |", "| --- | --- |", ...rows].join("\n");
+}
+
+function examplesList(repoRoot: string): string {
+  const dir = path.join(repoRoot, "examples");
+  return fs
+    .readdirSync(dir)
+    .filter((name) => fs.existsSync(path.join(dir, name, "README.md")))
+    .sort()
+    .map((name) => `- [\`${name}\`](examples/${name}): ${pageSummary(path.join(dir, name, "README.md")).summary}`)
+    .join("\n");
+}
+
+const LANGUAGE_NAMES: Record<string, string> = {
+  plugin: "The plugin",
+  python: "Python",
+  go: "Go",
+  yaml: "YAML",
+  nodejs: "Node.js",
+};
+
+/**
+ * The README's install blocks (each `<!-- readme:release <language> -->` fence, which the release
+ * test runs as written), copied with their markers: one statement of how to install, in two places.
+ */
+function installBlocks(repoRoot: string): string {
+  const lines = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8").split("\n");
+  const sections: string[] = [];
+  lines.forEach((line, i) => {
+    const language = /^<!--\s*readme:release\s+(\S+)\s*-->\s*$/.exec(line)?.[1];
+    if (!language || !lines[i + 1]?.startsWith("```")) return;
+    const end = lines.findIndex((next, j) => j > i + 1 && next.startsWith("```"));
+    sections.push(`**${LANGUAGE_NAMES[language] ?? language}**:\n\n${lines.slice(i, end + 1).join("\n")}`);
+  });
+  return sections.join("\n\n");
+}
+
+/** Region name → its text, for one file (links are relative to that file's folder). */
+export function docRegions(schema: Record<string, unknown>, repoRoot: string, file: string): Record<string, string> {
+  const toReference = path.relative(path.dirname(file), path.join("docs", "reference")).split(path.sep).join("/");
+  return {
+    config: configTable(schema),
+    resources: resourcesList(schema, toReference || "."),
+    commands: commandsList(repoRoot),
+    examples: examplesList(repoRoot),
+    install: installBlocks(repoRoot),
+  };
+}
+
+/** The text with each of its regions replaced by the generated one; a region without a generator is an error. */
+export function fillRegions(text: string, regions: Record<string, string>, file: string): string {
+  return text.replaceAll(/<!-- generated:([a-z]+) -->\n[\s\S]*?<!-- \/generated:\1 -->/g, (_whole, name: string) => {
+    const body = regions[name];
+    if (body === undefined) throw new Error(`${file}: no generator for the region "${name}"`);
+    return `<!-- generated:${name} -->\n${body}\n<!-- /generated:${name} -->`;
+  });
+}
+
+/** Each file of REGION_FILES → its text with its regions generated. */
+export function generatedRegionFiles(schema: Record<string, unknown>, repoRoot: string): Map<string, string> {
+  return new Map(
+    REGION_FILES.map((file) => {
+      const text = fs.readFileSync(path.join(repoRoot, file), "utf8");
+      return [file, fillRegions(text, docRegions(schema, repoRoot, file), file)];
+    }),
+  );
+}
