@@ -28,7 +28,7 @@ const cell = (text: string) => text.replaceAll("|", "\\|").replaceAll("\n", " ")
 /** The first sentence of a description: what a list shows of it. */
 function firstSentence(text: string | undefined): string {
   const flat = (text ?? "").replaceAll("\n", " ").trim();
-  return /^.*?[.:](?=\s|$)/.exec(flat)?.[0] ?? flat;
+  return /^.*?\.(?=\s|$)/.exec(flat)?.[0] ?? flat;
 }
 
 const pageName = (type: string) => `${type.replace(/([a-z])([A-Z])/g, "$1-$2").toLowerCase()}.md`;
@@ -92,7 +92,11 @@ function examplesList(repoRoot: string): string {
     .readdirSync(dir)
     .filter((name) => fs.existsSync(path.join(dir, name, "README.md")))
     .sort()
-    .map((name) => `- [\`${name}\`](examples/${name}): ${pageSummary(path.join(dir, name, "README.md")).summary}`)
+    .map((name) => {
+      // The summary's own links are relative to the example's folder.
+      const summary = pageSummary(path.join(dir, name, "README.md")).summary.replaceAll("](../", "](examples/");
+      return `- [\`${name}\`](examples/${name}): ${summary}`;
+    })
     .join("\n");
 }
 

@@ -74,9 +74,9 @@ describe("provider credentials", () => {
     const fromConfig = await previewFailure();
     expect(fromConfig.message).toContain("The key is the stack's proxy:apiKey; set one the API accepts with");
     expect(fromConfig.requests).toBe(1);
-    // The README's Troubleshooting has the entry for it, with the same fix.
-    const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
-    const entry = readme.split("## Troubleshooting")[1]?.split("**`401 invalid_api_key`.**")[1]?.split("\n\n")[0];
+    // The troubleshooting guide has the entry for it, with the same fix.
+    const guide = fs.readFileSync(path.join(REPO_ROOT, "docs", "guides", "troubleshooting.md"), "utf8");
+    const entry = guide.split("**`401 invalid_api_key`.**")[1]?.split("\n\n")[0];
     expect(entry).toContain("`pulumi config set --secret proxy:apiKey <key>`");
     expect(entry).toContain("`PROXY_API_KEY`");
 
