@@ -48,16 +48,18 @@ type CreateBody = Parameters<ProviderContext["client"]["proxyUsers"]["create"]>[
 
 /**
  * A create that meets its own name taken: most often a run of this stack that was killed or failed
- * after the API created the user, its password gone with it, and this run sent other inputs (or the
- * API would have replayed it). recover replaces such a user; any other holder is adopted or avoided.
+ * after the API created the user, its password gone with that run, and this run sent other inputs (or
+ * the API would have replayed it). The same inputs again replay it; recover replaces a killed run's.
+ * Any other holder is adopted or avoided.
  */
 function takenNameAdvice(inputs: Inputs) {
   return (existingId: string | undefined) => {
     const holder = existingId ?? "the existing user";
     const adopt = existingId ? `set adoptId: "${existingId}"` : "set adoptId to its id";
     return (
-      `If a run of this stack that was killed or failed created ${holder}, run \`pulumi-proxy recover --stack <stack> --up\`: ` +
-      `it creates "${inputs.name}" again so that the stack holds a password that works (the first went only to that run). ` +
+      `If a run of this stack that was killed or failed created ${holder}: set the inputs back to what that run sent and ` +
+      "run `pulumi up` (within 24 hours the API replays its create, password included), or, after a killed run, " +
+      `\`pulumi-proxy recover --stack <stack> --up\`, which creates "${inputs.name}" again with a password the stack holds. ` +
       `Otherwise choose another name, or take the user over as it is, without its password: ${adopt} (or \`pulumi import\` it).`
     );
   };

@@ -126,7 +126,8 @@ describe("a user created by a run that never heard back, declared again", () => 
     expect(refused).toContain(
       'ProxyUser "killed-run": cannot create it: A proxy user named killed-run already exists.',
     );
-    expect(refused).toContain(`created ${lost.id}, run \`pulumi-proxy recover --stack <stack> --up\``);
+    expect(refused).toContain(`created ${lost.id}: set the inputs back to what that run sent and run \`pulumi up\``);
+    expect(refused).toContain("or, after a killed run, `pulumi-proxy recover --stack <stack> --up`");
     expect(refused).toContain(`set adoptId: "${lost.id}"`);
     const named = (server.control.snapshot().proxyUsers as { name: string }[]).filter((u) => u.name === "killed-run");
     expect(named).toHaveLength(1);
