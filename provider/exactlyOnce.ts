@@ -1,6 +1,14 @@
 import { type AnswerInfo, ConflictError, ErrorCode } from "../sdk";
 import type { Adoption } from "./adoption";
-import { identityOf, MAX_GENERATIONS, type Operation, operationKey, successor } from "./idempotency";
+import {
+  identityOf,
+  MAX_CREATE_GENERATIONS,
+  MAX_GENERATIONS,
+  type Operation,
+  operationKey,
+  REPLAY_REFUSED,
+  successor,
+} from "./idempotency";
 import { ExplainedError, explain, PartialFailure } from "./shared";
 
 /**
@@ -16,6 +24,11 @@ export interface Keyed {
   label: string;
   /** In recover's run: the objects other resources of this run took over, which a replay must not name too. */
   adoption?: Adoption | undefined;
+  /**
+   * The API refuses a second object of these inputs (a proxy user's name is unique), so a create may
+   * move past a replay it cannot read: if that earlier object still exists, the create is refused too.
+   */
+  unique?: boolean | undefined;
 }
 
 /** The API refused a key used with another body or secret; the error may come explained, its cause the API's. */
@@ -24,8 +37,26 @@ function isKeyReused(error: unknown): boolean {
   return api instanceof ConflictError && api.code === ErrorCode.enum.idempotency_key_reused;
 }
 
-/** An interrupted run created the object with another body or secret: its answer cannot be replayed. */
+/** An earlier create's answer cannot be replayed to this secret, and creating again could make a second object. */
 export class InterruptedRunDiffers extends ExplainedError {}
+
+/**
+ * The API refused to replay an earlier create of these inputs: it was sent with another secret of
+ * proxy:apiKey's key (rotated since), which alone can read the answer. Creating under the next
+ * generation is safe when no second object can come of it: the API refuses one (`unique`), or
+ * recover's run has already taken over what a killed run made (adoption.ts). Otherwise the earlier
+ * object may be a killed run's, outside the state, and only recover can tell.
+ */
+function refusedReplay(keyed: Keyed, error: unknown): void {
+  if (keyed.unique || keyed.adoption) return;
+  throw new InterruptedRunDiffers(
+    `${keyed.label}: the API will not replay an earlier create with these inputs (in the last 24 hours, under another ` +
+      "secret of proxy:apiKey's key: only that secret can read its answer), so creating again could make a second object " +
+      "if a run that was killed or failed made it. Run `pulumi-proxy recover --stack <stack> --up`: it takes over what " +
+      "such a run made, or creates afresh when there is nothing to take. Or set proxy:apiKey back to that secret and run `pulumi up`.",
+    { cause: error },
+  );
+}
 
 /** The object was created (or replayed) but could not be read back: the caller records it as a partial failure. */
 export class CreatedButUnread<T> extends Error {
@@ -50,7 +81,8 @@ export interface CreateRequest {
  * step for a round trip. A replayed answer is the API's record of an earlier request, up to 24 hours
  * old, so the object is read as it is now; a replay that names an object that is gone (destroyed, then
  * declared again within the API's 24 hours) is never kept: the next generation, derived from the gone
- * id, creates afresh.
+ * id, creates afresh. The generation holds every input of the request (idempotency.ts), so an
+ * earlier create with other inputs never meets this key.
  */
 export async function createOnce<T extends R & { id: string }, R>(
   keyed: Keyed,
@@ -58,7 +90,7 @@ export async function createOnce<T extends R & { id: string }, R>(
   readBack: (id: string) => Promise<R | undefined>,
 ): Promise<{ created: T; current: R }> {
   let generation = keyed.generation;
-  for (let round = 0; round < MAX_GENERATIONS; round++) {
+  for (let round = 0; round < MAX_CREATE_GENERATIONS; round++) {
     let created: T;
     let replayed = true;
     try {
@@ -70,13 +102,9 @@ export async function createOnce<T extends R & { id: string }, R>(
       });
     } catch (error) {
       if (!isKeyReused(error)) throw error;
-      throw new InterruptedRunDiffers(
-        `${keyed.label}: a run that was interrupted in the last 24 hours already created this object, with other inputs ` +
-          "or another proxy:apiKey secret, and the API replays its answer (and the secret or password in it) only to the same " +
-          "request from the same secret. Set the inputs and proxy:apiKey back to what that run had and run `pulumi up` to " +
-          "recover the object, then change them; or rename the resource to create another.",
-        { cause: error },
-      );
+      refusedReplay(keyed, error);
+      generation = successor(generation, REPLAY_REFUSED);
+      continue;
     }
     // A replay of an object another resource of recover's run took over (adoption.ts) is theirs now.
     if (keyed.adoption && !keyed.adoption.take(created.id)) {
@@ -95,7 +123,7 @@ export async function createOnce<T extends R & { id: string }, R>(
     generation = successor(generation, created.id);
   }
   throw new Error(
-    `${keyed.label}: ${MAX_GENERATIONS} creates in a row named objects that were gone at once; try again.`,
+    `${keyed.label}: ${MAX_CREATE_GENERATIONS} creates in a row named objects that were gone at once; try again.`,
   );
 }
 
@@ -151,8 +179,9 @@ export function keyedFor(
   generation: readonly unknown[],
   label: string,
   adoption?: Adoption | undefined,
+  unique?: boolean,
 ): Keyed {
-  return { identity: identityOf(inputs as Record<string, unknown>), generation, label, adoption };
+  return { identity: identityOf(inputs as Record<string, unknown>), generation, label, adoption, unique };
 }
 
 /**

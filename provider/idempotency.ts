@@ -11,8 +11,9 @@ import * as pulumi from "@pulumi/pulumi";
  *
  * 1. the stack: organization, project and stack name;
  * 2. the resource: its type, its name and its parents' types and names, which is what its URN says;
- * 3. the operation's generation: the inputs that make it a new operation (those that force a
- *    replacement for a create, the `rotationTrigger`, the `replaceTrigger`, the object's id).
+ * 3. the operation's generation: the inputs that make it a new operation (for a create, every input
+ *    its request carries, so that another request never meets an earlier key, which the API would
+ *    refuse; the `rotationTrigger`, the `replaceTrigger`, the object's id).
  *
  * A dynamic provider's `create` is not given the URN, so (1) and (2) are derived in the program
  * process, where the resource is declared, and reach the provider as a hidden input (`__identity`),
@@ -20,9 +21,10 @@ import * as pulumi from "@pulumi/pulumi";
  * stacks that declare the same names with one key never meet in the ledger.
  *
  * A replay can name an object that is gone since (destroyed, then declared again within the API's
- * 24 hours) or a secret that has been rotated since. The caller checks what the replay named and
- * then moves to the next generation, which adds what it found (`successor`): a new key, derived
- * just as deterministically, so a crash during that retry is recovered the same way.
+ * 24 hours) or a secret that has been rotated since, and the API refuses to replay to another secret
+ * of its key. The caller checks what the replay named and then moves to the next generation, which
+ * adds what it found (`successor`): a new key, derived just as deterministically, so a crash during
+ * that retry is recovered the same way.
  */
 
 export const IDENTITY_INPUT = "__identity";
@@ -82,8 +84,18 @@ export function successor(generation: readonly unknown[], found: string): unknow
   return [...generation, { replayed: found }];
 }
 
-/** How many stale replays in a row one operation follows before giving up: each costs two requests. */
+/** How many stale replays in a row a rotation follows before giving up: each costs two requests. */
 export const MAX_GENERATIONS = 8;
+
+/**
+ * How many earlier generations a create walks past: one per object of this resource, with these
+ * inputs, destroyed within the API's 24 hours (each costs a replay and a read), so a stack torn down
+ * and brought back hundreds of times a day still comes up. Only a fault past that is an error.
+ */
+export const MAX_CREATE_GENERATIONS = 1_000;
+
+/** What `successor` adds after the API refused to replay a create to this secret of its key. */
+export const REPLAY_REFUSED = "replay refused";
 
 function digest(parts: readonly unknown[]): string {
   return createHash("sha256").update(JSON.stringify(parts)).digest("base64url").slice(0, 43);

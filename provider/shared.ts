@@ -59,6 +59,8 @@ export async function unlessGone<T>(call: () => Promise<T>): Promise<T | undefin
 export interface ExistingByName {
   name: string;
   list: () => AsyncIterable<{ id: string; name: string }>;
+  /** The fix to offer instead of the general one (another name, or adoptId), given the holder's id when found. */
+  advice?: (existingId: string | undefined) => string;
 }
 
 /** Awaits an API call and, when it fails, rethrows the failure rewritten by `explain`. */
@@ -71,8 +73,11 @@ export async function explained<T>(
   try {
     return await call;
   } catch (error) {
-    const holder = existing && isNameConflict(error) ? await findByName(existing) : undefined;
-    throw explain(resource, action, error, holder);
+    if (!existing || !isNameConflict(error)) throw explain(resource, action, error);
+    const holder = await findByName(existing);
+    if (!existing.advice) throw explain(resource, action, error, holder);
+    const said = `${resource}: cannot ${action}: ${(error as ConflictError).serverMessage} ${existing.advice(holder)}`;
+    throw new ExplainedError(said, { cause: error });
   }
 }
 

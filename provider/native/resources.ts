@@ -113,7 +113,8 @@ export async function create(request: proto.CreateRequest): Promise<proto.Create
 /**
  * A refresh (the state given) reads the object and keeps the recorded inputs. An import (an id alone)
  * reads it and answers with the inputs the API reports, so that the program declaring them previews
- * with no change; a secret the API showed only at creation is missing, and the import says so.
+ * with no change; a secret the API showed only at creation is missing, and the import says so. A
+ * read-only resource (`get`) is read the same way, with no word of a secret it never had.
  */
 export async function read(request: proto.ReadRequest): Promise<proto.ReadResponse> {
   const kind = kindFor(request);
@@ -125,7 +126,9 @@ export async function read(request: proto.ReadRequest): Promise<proto.ReadRespon
   const props = found.props as Properties;
   const importing = Object.keys(state.values).length === 0 && Object.keys(inputs.values).length === 0;
   const recorded = importing ? importedInputs(kind, props) : inputs.values;
-  if (importing) await warnMissingSecrets(kind, request.getId(), props);
+  // An import sends no inputs at all; a read-only resource (`get`) sends its declared ones, even none,
+  // and has no secret to keep nor replacement to make, so it is told nothing on each preview.
+  if (importing && !request.hasInputs()) await warnMissingSecrets(kind, request.getId(), props);
   return response
     .setId(found.id)
     .setProperties(toStruct(props, secretsOf(kind, state, inputs)))

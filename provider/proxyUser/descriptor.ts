@@ -47,6 +47,25 @@ async function adopt({ client }: ProviderContext, inputs: Inputs, id: string) {
 type CreateBody = Parameters<ProviderContext["client"]["proxyUsers"]["create"]>[0];
 
 /**
+ * A create that meets its own name taken: most often a run of this stack that was killed or failed
+ * after the API created the user, its password gone with that run, and this run sent other inputs (or
+ * the API would have replayed it). The same inputs again replay it; recover replaces a killed run's.
+ * Any other holder is adopted or avoided.
+ */
+function takenNameAdvice(inputs: Inputs) {
+  return (existingId: string | undefined) => {
+    const holder = existingId ?? "the existing user";
+    const adopt = existingId ? `set adoptId: "${existingId}"` : "set adoptId to its id";
+    return (
+      `If a run of this stack that was killed or failed created ${holder}: set the inputs back to what that run sent and ` +
+      "run `pulumi up` (within 24 hours the API replays its create, password included), or, after a killed run, " +
+      `\`pulumi-proxy recover --stack <stack> --up\`, which creates "${inputs.name}" again with a password the stack holds. ` +
+      `Otherwise choose another name, or take the user over as it is, without its password: ${adopt} (or \`pulumi import\` it).`
+    );
+  };
+}
+
+/**
  * The create, and in recover's run past the API's 24 hours (adoption.ts) the one way past a user an
  * interrupted run created: its password was returned once, to a process that was killed, so no one
  * holds it and the user cannot be taken over as it is. It is deleted and created again under the same
@@ -87,11 +106,17 @@ export const proxyUser = d.describeKind({
     async create(ctx, inputs) {
       if (inputs.adoptId) return adopt(ctx, inputs, inputs.adoptId);
       const body = { name: inputs.name, limits: toWireLimits(inputs.limits), enabled: inputs.enabled };
-      const existing = { name: inputs.name, list: () => ctx.client.proxyUsers.list() };
-      // The name is what forces a replacement; limits and enabled are in the body but not the key, so a
-      // retry after a crash with other limits is refused by the API and explained, never duplicated.
+      const existing = {
+        name: inputs.name,
+        list: () => ctx.client.proxyUsers.list(),
+        // recover's run has already replaced a killed run's user (createOverOrphan): the holder is another's.
+        ...(ctx.adoption ? {} : { advice: takenNameAdvice(inputs) }),
+      };
+      // The whole request is the key's generation, so a user declared again with other limits never
+      // meets the first create's key. The API holds one user per name: a retry after a crash with other
+      // inputs (a new key) is refused as a name taken and explained, never duplicated.
       return createRecorded(
-        keyedFor(inputs, [inputs.name], label(inputs), ctx.adoption),
+        keyedFor(inputs, [body], label(inputs), ctx.adoption, true),
         (request) => explained(label(inputs), "create it", createOverOrphan(ctx, inputs, body, request), existing),
         (id) => ctx.read(reads, id),
         (user, created) => toState(user, inputs, created.password, false),

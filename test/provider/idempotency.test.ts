@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOnce, rotateOnce } from "../../provider/exactlyOnce";
+import { Adoption } from "../../provider/adoption";
+import { createOnce, type Keyed, rotateOnce } from "../../provider/exactlyOnce";
 import { type Identity, identityDigest, operationKey, successor } from "../../provider/idempotency";
 import { isNotFound, ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
@@ -109,5 +110,43 @@ describe("writes checked after a replay", () => {
     const repaired = await rotate();
     expect(repaired.secret).not.toBe(first.secret);
     expect((await client.keys.get(created.id)).secret_hint).toBe(repaired.secret.slice(-4));
+  });
+
+  it("a create whose earlier answer only a rotated secret could read: created afresh where no second object can come of it, otherwise recover is asked for", async () => {
+    const keyed = {
+      identity: identityDigest({ ...base, name: "rotated" }),
+      generation: ["rotated"],
+      label: 'ApiKey "rotated"',
+    };
+    const createWith = (api: ProxyClient, extra: Partial<Keyed> = {}) =>
+      createOnce(
+        { ...keyed, ...extra },
+        (request) => api.keys.create({ name: "rotated", scopes: ["usage:read"] }, request),
+        (id) => api.keys.get(id),
+      );
+    const first = await createWith(client);
+    const root = (server.control.snapshot().keys as { id: string; secret_hint: string }[]).find(
+      (key) => key.secret_hint === server.rootKey.slice(-4),
+    );
+    if (!root) throw new Error("the reference server's root key is not in its snapshot");
+    // The old secret keeps working for the hour of grace: the test's client still reads with it.
+    const { secret } = await client.keys.rotate(root.id, { grace_hours: 1 });
+    const rotated = new ProxyClient({ baseUrl: server.url, apiKey: secret });
+
+    // Keys may share a name: the earlier key may be a killed run's, so only recover may create again.
+    await expect(createWith(rotated)).rejects.toThrow(/pulumi-proxy recover --stack <stack> --up/);
+    const named = () => (server.control.snapshot().keys as { name: string }[]).filter((key) => key.name === "rotated");
+    expect(named()).toHaveLength(1);
+
+    // In recover's run every object a killed run left is taken over before any create.
+    const recovering = () => ({
+      adoption: new Adoption({ since: new Date().toISOString(), held: [first.created.id] }),
+    });
+    const afresh = await createWith(rotated, recovering());
+    expect(afresh.created.id).not.toBe(first.created.id);
+    expect(named()).toHaveLength(2);
+    // Deterministic too: sent again, it replays what the first try created.
+    expect((await createWith(rotated, recovering())).created.id).toBe(afresh.created.id);
+    expect(named()).toHaveLength(2);
   });
 });
