@@ -16,7 +16,8 @@ export interface Stats {
   byRoute: Record<string, number>;
 }
 
-export interface AppOptions extends Pick<PipelineOptions, "store" | "clock" | "rateLimitPerMinute" | "onCommit"> {
+export interface AppOptions
+  extends Pick<PipelineOptions, "store" | "clock" | "rateLimitPerMinute" | "failedAuthPerMinute" | "onCommit"> {
   faults: FaultInjector;
   holds: HeldReplies;
   log: ((line: string) => void) | undefined;
@@ -40,6 +41,7 @@ export class ReferenceApp {
       store: options.store,
       clock: options.clock,
       rateLimitPerMinute: options.rateLimitPerMinute,
+      failedAuthPerMinute: options.failedAuthPerMinute,
       router: this.router,
       requestLog: this.requestLog,
       onRateLimited: () => this.stats.rateLimited++,

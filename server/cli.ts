@@ -10,6 +10,9 @@ const USAGE = `usage: pulumi-proxy server [options]     (in a clone of the repos
   --port <port>              listen port (default 8787; 0 = any free port)
   --root-key <secret>        root key secret, live_<32+ base62> (default: generated, printed)
   --rate-limit <n>           requests per minute per API key (default 600)
+  --failed-auth-per-minute <n>
+                             failed authentications per minute per client address before 429 (default 100)
+  --header-timeout-ms <ms>   close an API connection whose request headers are not in within this long (default 10000)
   --balance <cents>          starting balance (default 10000)
   --state-file <path>        keep state across restarts in this JSON file
   --fault-rate <0..1>        chance of a 500/503 before any state change
@@ -70,6 +73,8 @@ export function parseCli(argv: string[]): ReferenceServerOptions | "help" {
       port: { type: "string" },
       "root-key": { type: "string" },
       "rate-limit": { type: "string" },
+      "failed-auth-per-minute": { type: "string" },
+      "header-timeout-ms": { type: "string" },
       balance: { type: "string" },
       "state-file": { type: "string" },
       "fault-rate": { type: "string" },
@@ -113,6 +118,10 @@ export function parseCli(argv: string[]): ReferenceServerOptions | "help" {
   if (values["root-key"] !== undefined) options.rootKey = values["root-key"];
   const rateLimit = numberFlag(values, "rate-limit", POSITIVE);
   if (rateLimit !== undefined) options.rateLimitPerMinute = rateLimit;
+  const failedAuth = numberFlag(values, "failed-auth-per-minute", POSITIVE);
+  if (failedAuth !== undefined) options.failedAuthPerMinute = failedAuth;
+  const headerTimeout = numberFlag(values, "header-timeout-ms", POSITIVE);
+  if (headerTimeout !== undefined) options.headerTimeoutMs = headerTimeout;
   const balance = numberFlag(values, "balance", CENTS);
   if (balance !== undefined) options.balanceCents = balance;
   if (values["state-file"] !== undefined) options.stateFile = values["state-file"];

@@ -4,7 +4,7 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 /** Past the limit the body is still read and thrown away, so the client sees the 413 instead of a broken pipe; up to this much. */
 const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
-export type BodyRead = { kind: "ok"; text: string } | { kind: "too_large"; drained: boolean } | { kind: "aborted" };
+export type BodyRead = { kind: "ok"; bytes: Buffer } | { kind: "too_large"; drained: boolean } | { kind: "aborted" };
 
 export function readBody(req: IncomingMessage): Promise<BodyRead> {
   const declared = Number(req.headers["content-length"] ?? NaN);
@@ -25,7 +25,7 @@ export function readBody(req: IncomingMessage): Promise<BodyRead> {
       finish(
         received > BODY_LIMIT_BYTES
           ? { kind: "too_large", drained: true }
-          : { kind: "ok", text: Buffer.concat(chunks).toString("utf8") },
+          : { kind: "ok", bytes: Buffer.concat(chunks) },
       );
     });
     req.on("error", () => finish({ kind: "aborted" }));

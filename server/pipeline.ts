@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { authenticate, requireScopes, SecretHasher } from "./auth";
+import { FailedAuthentications } from "./authFailures";
 import type { Clock } from "./clock";
 import { ApiError, errorBody, invalidRequest } from "./errors";
 import type { Reply } from "./http";
@@ -24,6 +25,8 @@ export interface PipelineOptions {
   store: Store;
   clock: Clock;
   rateLimitPerMinute: number;
+  /** Failed authentications per client address and minute before the address gets 429. */
+  failedAuthPerMinute: number;
   router: Router;
   requestLog: RequestLog;
   /** A request was refused for the key's rate limit. */
@@ -41,9 +44,11 @@ export class ApiPipeline {
   readonly limiter: RateLimiter;
   private readonly hasher = new SecretHasher();
   private readonly ledger: IdempotencyLedger;
+  private readonly failures: FailedAuthentications;
 
   constructor(private readonly options: PipelineOptions) {
     this.limiter = new RateLimiter(options.rateLimitPerMinute);
+    this.failures = new FailedAuthentications(options.failedAuthPerMinute);
     this.ledger = new IdempotencyLedger(options.store);
   }
 
@@ -57,10 +62,20 @@ export class ApiPipeline {
 
   private async process(req: IncomingMessage, exchange: Exchange, match: RouteMatch | null): Promise<Reply> {
     const { store, clock } = this.options;
+    const address = req.socket.remoteAddress ?? "-";
+    const blockedFor = this.failures.blockedFor(address, clock.now());
+    if (blockedFor !== undefined) {
+      const message = `Too many failed authentications from this address (${this.failures.limit} a minute); retry in ${blockedFor} s.`;
+      return this.errorReply(
+        exchange,
+        new ApiError("rate_limited", message, undefined, { "retry-after": String(blockedFor) }),
+      );
+    }
     let authenticated: ReturnType<typeof authenticate>;
     try {
       authenticated = authenticate(req.headers.authorization, store, this.hasher, clock.now());
     } catch (error) {
+      this.failures.fail(address, clock.now());
       return this.errorReply(exchange, error);
     }
     const { key: caller, secret: callerSecret } = authenticated;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { toWireIssues } from "../contract/common";
 import { ApiError, invalidRequest } from "./errors";
 import { BODY_LIMIT_BYTES, isJsonContentType, readBody } from "./http";
+import { parseJsonBytes } from "./jsonText";
 
 /**
  * What a request brings besides its path: its JSON body and its query, read and checked against the
@@ -27,7 +28,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   if (read.kind === "too_large") {
     throw new PayloadTooLarge(read.drained);
   }
-  if (read.text.length === 0) return {};
+  if (read.bytes.length === 0) return {};
   if (!isJsonContentType(req.headers["content-type"])) {
     throw new ApiError(
       "unsupported_media_type",
@@ -35,8 +36,9 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
     );
   }
   try {
-    return JSON.parse(read.text) as unknown;
-  } catch {
+    return parseJsonBytes(read.bytes);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
     throw invalidRequest([{ path: "(body)", message: "is not valid JSON" }], "The request body is not valid JSON.");
   }
 }

@@ -23,6 +23,10 @@ export interface ReferenceServerOptions {
   rootKey?: string;
   /** Default 600, per API key and fixed 60-second window. */
   rateLimitPerMinute?: number;
+  /** Failed authentications (401) per client address and minute; past it the address gets 429. Default 100. */
+  failedAuthPerMinute?: number;
+  /** A request's headers must be in within this long, or the connection closes; default 10 000 ms, as the gateway's. */
+  headerTimeoutMs?: number;
   /** Starting balance in cents, default 10 000; a state file that already holds a balance wins. */
   balanceCents?: number;
   /** Default: the system clock. */
@@ -130,11 +134,23 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     store,
     clock,
     rateLimitPerMinute: options.rateLimitPerMinute ?? 600,
+    failedAuthPerMinute: options.failedAuthPerMinute ?? 100,
     faults,
     log,
     onCommit,
   });
-  const server: Server = createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
+  const headerTimeoutMs = options.headerTimeoutMs ?? 10_000;
+  if (!Number.isSafeInteger(headerTimeoutMs) || headerTimeoutMs < 1)
+    throw new RangeError(`headerTimeoutMs must be a positive integer of milliseconds, got ${headerTimeoutMs}`);
+  const timeouts = {
+    keepAliveTimeout: 10_000,
+    // Node answers 408 and closes a connection whose headers are not in by then, a silent one too;
+    // it looks every `connectionsCheckingInterval` (30 s by default: 600 slow connections lasted 71 s).
+    headersTimeout: headerTimeoutMs,
+    requestTimeout: Math.max(300_000, headerTimeoutMs),
+    connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(headerTimeoutMs / 4))),
+  };
+  const server: Server = createServer(timeouts, (req, res) => {
     if (liveConsole?.handle(req, res)) return;
     // The pipeline answers its own errors; this only catches a failure to write the answer at all.
     app.handle(req, res).catch((error: unknown) => {

@@ -1,3 +1,5 @@
+import { BudgetTable, WINDOW_MS } from "../budgetTable";
+
 /** Failed logins allowed per minute before the gateway stops checking passwords for a while. */
 export interface FailedLoginLimits {
   /** Per username from one client address; default 20. What a guesser at one address gets. */
@@ -10,67 +12,10 @@ export interface FailedLoginLimits {
 
 export const FAILED_LOGIN_DEFAULTS: FailedLoginLimits = { perPair: 20, perUsername: 100, perAddress: 200 };
 
-const WINDOW_MS = 60_000;
 /** Budgets in force held at once, per table; past it a login that would need a new entry is refused, never an entry forgotten. */
 export const MAX_TRACKED = 100_000;
 /** Longer usernames are tracked by their first characters: a flood of long names cannot grow the map's keys. */
 const MAX_KEY_LENGTH = 128;
-
-interface Budget {
-  window: number;
-  count: number;
-}
-
-/**
- * One kind of budget (per pair, per username or per address), in fixed one-minute windows. An entry
- * lives until its window is over; only then may it make room. A full table of entries in force
- * refuses new keys instead of forgetting old ones, so no flood of others' failures can reset a
- * budget an attacker has used up.
- */
-class BudgetTable {
-  /** Insertion order is window order: an entry moved to a new window is deleted and set again. */
-  private readonly budgets = new Map<string, Budget>();
-
-  constructor(
-    readonly limit: number,
-    private readonly maxTracked: number,
-  ) {}
-
-  get size(): number {
-    return this.budgets.size;
-  }
-
-  /** Over its budget, or (the table full of budgets in force) a key that could not be tracked. */
-  blocks(key: string, window: number): boolean {
-    const budget = this.budgets.get(key);
-    if (budget !== undefined && budget.window === window) return budget.count >= this.limit;
-    return this.full(window);
-  }
-
-  bump(key: string, window: number): void {
-    const budget = this.budgets.get(key);
-    if (budget !== undefined && budget.window === window) {
-      budget.count++;
-      return;
-    }
-    this.budgets.delete(key);
-    if (!this.full(window)) this.budgets.set(key, { window, count: 1 });
-  }
-
-  /** Drops the budgets of windows that are over, oldest first; they sit at the front. */
-  sweep(window: number): void {
-    for (const [key, budget] of this.budgets) {
-      if (budget.window === window) return;
-      this.budgets.delete(key);
-    }
-  }
-
-  private full(window: number): boolean {
-    if (this.budgets.size < this.maxTracked) return false;
-    this.sweep(window);
-    return this.budgets.size >= this.maxTracked;
-  }
-}
 
 /**
  * Counts failed logins in fixed one-minute windows (server clock), in three separate tables: per

@@ -55,13 +55,12 @@ export interface AbsoluteTarget {
 }
 
 /**
- * The one reading of a target's host and port, for absolute-form requests and CONNECT alike: the
- * WHATWG URL parser's, so every spelling of an address (`127.1`, `0x7f000001`, `2130706433`,
- * `0177.0.0.1`, `[::ffff:127.0.0.1]`) comes out as one canonical address, and a name in lower case.
+ * The one reading of a target's host, for absolute-form requests and CONNECT alike: the WHATWG URL
+ * parser's, so every spelling of an address (`127.1`, `0x7f000001`, `2130706433`, `0177.0.0.1`,
+ * `[::ffff:127.0.0.1]`) comes out as one canonical address, and a name in lower case.
  */
-function hostAndPort(url: URL): { host: string; port: number } | undefined {
+function hostAndPort(url: URL, port: number): { host: string; port: number } | undefined {
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  const port = url.port === "" ? 80 : Number(url.port);
   if (host === "" || !(port >= 1 && port <= 65535)) return undefined;
   return { host, port };
 }
@@ -74,11 +73,19 @@ function parseUrl(text: string): URL | undefined {
   }
 }
 
-/** `host:port` of a CONNECT request, `[v6]:port` included: an authority with its port and nothing else. */
+/** A host (a name, an IPv4 address, or `[v6]`: a colon only inside brackets), a colon, and a port. */
+const AUTHORITY = /^(\[[^\]\s]*\]|[^\s/?#@\\:[\]]+):(\d{1,5})$/;
+
+/**
+ * `host:port` of a CONNECT request, `[v6]:port` included: an authority with its port and nothing else.
+ * The port is read from the text, not from the URL parser, which drops a port that is its scheme's
+ * default (`:80`) as if none had been given.
+ */
 export function parseAuthority(authority: string): { host: string; port: number } | undefined {
-  if (!/^[^\s/?#@\\]+:\d{1,5}$/.test(authority)) return undefined;
-  const url = parseUrl(`http://${authority}/`);
-  return url && url.port !== "" ? hostAndPort(url) : undefined;
+  const match = AUTHORITY.exec(authority);
+  if (!match) return undefined;
+  const url = parseUrl(`http://${match[1]}/`);
+  return url ? hostAndPort(url, Number(match[2])) : undefined;
 }
 
 /**
@@ -89,7 +96,7 @@ export function parseAuthority(authority: string): { host: string; port: number 
 export function parseAbsoluteUrl(text: string): AbsoluteTarget | undefined {
   if (!/^http:\/\//i.test(text)) return undefined;
   const url = parseUrl(text);
-  const target = url && hostAndPort(url);
+  const target = url && hostAndPort(url, url.port === "" ? 80 : Number(url.port));
   if (!url || !target) return undefined;
   return { host: target.host, port: target.port, path: `${url.pathname}${url.search}`, hostHeader: url.host };
 }

@@ -2,6 +2,7 @@ import dns from "node:dns";
 import { syncBuiltinESMExports } from "node:module";
 import { isIP } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseAuthority } from "../../server/gateway/targets";
 import {
   absoluteRequest,
   basic,
@@ -115,5 +116,42 @@ describe("gateway targets", () => {
     for (const host of loopback) expect([host, ...(await answers(host))]).toEqual([host, 200, 200]);
     for (const host of elsewhere) expect([host, ...(await answers(host))]).toEqual([host, 403, 403]);
     expect(asked).toEqual([]);
+  });
+
+  it("reads CONNECT's port as written, 80 included: a loopback target is tried, any other is not allowed", async () => {
+    fixture = await gatewayFixture({ gateway: { tunnelIdleTimeoutMs: 50 } });
+    const { user, server } = fixture;
+    const auth = basic(user.username, user.password);
+    const connectTo = async (authority: string) => {
+      const head = `CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\nProxy-Authorization: ${auth}\r\n\r\n`;
+      const [answer] = await pipelined(server.gatewayUrl, [Buffer.from(head)]);
+      const proxyError = /\r\nx-proxy-error: *(\S+)/i.exec(answer?.toString("latin1") ?? "")?.[1];
+      return [authority, answer ? statusOf(answer) : "no answer", proxyError];
+    };
+    // Nothing listens on port 80 here (it would take privileges to bind it): the tunnel was tried.
+    for (const authority of ["127.0.0.1:80", "[::1]:80", "localhost:80"]) {
+      const answer = await connectTo(authority);
+      if (answer[1] === 200) expect(answer).toEqual([authority, 200, undefined]);
+      else expect(answer).toEqual([authority, 502, "target_unreachable"]);
+    }
+    for (const authority of ["example.com:80", "10.0.0.1:80", "[2001:db8::1]:80"])
+      expect(await connectTo(authority)).toEqual([authority, 403, "target_not_allowed"]);
+    expect(asked).toEqual([]);
+  });
+
+  it("takes one port in a CONNECT authority, in range, after a host that holds no colon outside brackets", () => {
+    expect(parseAuthority("127.0.0.1:80")).toEqual({ host: "127.0.0.1", port: 80 });
+    expect(parseAuthority("[::1]:80")).toEqual({ host: "::1", port: 80 });
+    expect(parseAuthority("Example.COM:443")).toEqual({ host: "example.com", port: 443 });
+    for (const refused of [
+      "127.0.0.1",
+      "127.0.0.1:0",
+      "127.0.0.1:65536",
+      "127.0.0.1:80:80",
+      "::1:80",
+      "a@b:80",
+      "[::1]x:80",
+    ])
+      expect([refused, parseAuthority(refused)]).toEqual([refused, undefined]);
   });
 });

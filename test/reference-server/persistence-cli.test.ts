@@ -156,6 +156,10 @@ describe("command line", () => {
         maxUnauthenticatedPerAddress: 9,
       },
     });
+    expect(parseCli(["--failed-auth-per-minute", "7", "--header-timeout-ms", "400"])).toMatchObject({
+      failedAuthPerMinute: 7,
+      headerTimeoutMs: 400,
+    });
     expect(parseCli(["--help"])).toBe("help");
   });
 
