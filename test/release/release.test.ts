@@ -144,7 +144,8 @@ const YAML: LanguageCase = {
   },
   imported: {
     file: "../imported.yaml",
-    declares: /resources:\s+legacy:\s+type: proxy:index:ProxyUser\s+properties:[\s\S]*name: legacy-yaml/,
+    // YAML names the type by its short token (proxy:ProxyUser).
+    declares: /resources:\s+legacy:\s+type: proxy:(?:index:)?ProxyUser\s+properties:[\s\S]*name: legacy-yaml/,
   },
 };
 
