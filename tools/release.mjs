@@ -11,8 +11,9 @@
  *
  * The URL goes into the schema the plugin serves, and so into every SDK generated from it here (the
  * committed native-sdk/ names none); the engine then downloads
- * `<url>/pulumi-resource-proxy-v<version>-<os>-<arch>.tar.gz` when a program needs the plugin (the
- * URL may hold `${VERSION}`). The plugin is built for this machine's platform only.
+ * `<url>/pulumi-resource-proxy-v<version>-<os>-<arch>.tar.gz` when a program needs the plugin. A
+ * `${VERSION}` in the URL is filled in here (literalDownloadURL). The plugin is built for this
+ * machine's platform only.
  * Everything is built in a staging folder: dist/ and native-sdk/ are left as they are.
  */
 import { execFile } from "node:child_process";
@@ -69,9 +70,34 @@ function writeChecksums(dir) {
   fs.writeFileSync(path.join(dir, "SHA256SUMS"), `${lines.join("\n")}\n`);
 }
 
+/**
+ * The download URL as the schema must carry it: a plain string. The engine fills `${VERSION}` in at
+ * download time, but `pulumi import` first writes the URL into a PCL program, where `${…}` is a
+ * template and the engine's own bind stops with "invalid download URL for package: expected string
+ * literal" (after it has imported the object and created the --out file, which stays empty). A release
+ * has one version, so `${VERSION}` and `${NAME}` are filled in here; `${OS}` and `${ARCH}` cannot be,
+ * since one SDK serves every platform, and the tarball's name carries them anyway.
+ * @param {string} url @param {string} version @returns {string}
+ */
+export function literalDownloadURL(url, version) {
+  /** @type {Record<string, string>} */
+  const filled = { VERSION: version, NAME: "proxy" };
+  const literal = url.replace(/\$\{(VERSION|NAME)\}/g, (_, name) => filled[name] ?? "");
+  const template = literal.match(/\$\{[^}]*\}?|%\{|["\\]/);
+  if (template) {
+    throw new Error(
+      `--plugin-download-url ${url}: ${template[0]} cannot be in the URL the SDKs carry ` +
+        `(\`pulumi import\` reads it as a template); only \${VERSION} and \${NAME} are filled in, by the release, ` +
+        "and the plugin tarball's name already holds the OS and architecture",
+    );
+  }
+  return literal;
+}
+
 /** @param {{ pluginDownloadURL?: string, repository?: string, outDir?: string }} options @returns {Promise<string>} the release folder */
-export async function release({ pluginDownloadURL, repository, outDir }) {
+export async function release({ pluginDownloadURL: requestedURL, repository, outDir }) {
   const { version } = manifest;
+  const pluginDownloadURL = requestedURL === undefined ? undefined : literalDownloadURL(requestedURL, version);
   const { os, arch } = enginePlatform();
   const out = path.resolve(outDir ?? path.join(repoRoot, "release", `v${version}-${os}-${arch}`));
   // Inside the repository, so that compiling and bundling resolve its node_modules.

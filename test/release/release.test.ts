@@ -9,6 +9,7 @@ import { portPrintedWithBarePath } from "../native/plugin";
 import { outsideFolder } from "../support/outside";
 import { REPO_ROOT } from "../support/pulumi";
 import { atRelease, releaseBlocks } from "../support/readmeBlocks";
+import { convertToPython, importWithTypeScript } from "./codeFromRelease";
 import { buildAndServeRelease, type ServedRelease } from "./releaseFolder";
 
 const exec = promisify(execFile);
@@ -36,6 +37,8 @@ interface LanguageCase {
   /** More of the program's environment (Go's GOMODCACHE, GOFLAGS: HOME is the case's own folder). */
   env?: Record<string, string>;
   prepare(app: string, release: ServedRelease): void;
+  /** `pulumi import --out <file>` (relative to the program), and what the code it writes declares. */
+  imported: { file: string; declares: RegExp; adopt?(app: string, code: string): Promise<void> | void };
 }
 
 const PYTHON: LanguageCase = {
@@ -60,7 +63,15 @@ const PYTHON: LanguageCase = {
       ].join("\n"),
     );
   },
+  // The program takes the code as it is: its imports are the program's own.
+  imported: {
+    file: "imported.py",
+    declares: /import pulumi_proxy as proxy[\s\S]*= proxy\.ProxyUser\("legacy",[\s\S]*name="legacy-python"/,
+    adopt: (app, code) => fs.appendFileSync(path.join(app, "__main__.py"), `\n${code}`),
+  },
 };
+
+const GOROOT = spawnSync("go", ["env", "GOROOT"], { encoding: "utf8" }).stdout.trim();
 
 /** Go builds from the machine's module and build caches, as a Go user's machine has them. */
 const GO_CACHES = Object.fromEntries(
@@ -111,6 +122,16 @@ const GO: LanguageCase = {
       ].join("\n"),
     );
   },
+  // A whole program of its own (package main, func main), which a user copies from: written beside
+  // the program, it must be Go that parses.
+  imported: {
+    file: "../imported.go",
+    declares:
+      /^package main[\s\S]*"example\.com\/pulumi-proxy\/sdk\/go\/proxy"[\s\S]*proxy\.NewProxyUser\(ctx, "legacy"/,
+    adopt: async (app) => {
+      await exec(path.join(GOROOT, "bin", "gofmt"), ["-e", "-l", path.join(app, "..", "imported.go")]);
+    },
+  },
 };
 
 /** YAML needs no SDK: the README's block is the whole program, and its resource names the release. */
@@ -120,6 +141,11 @@ const YAML: LanguageCase = {
   tools: [],
   prepare(app, release) {
     fs.writeFileSync(path.join(app, "Pulumi.yaml"), `${installBlock("yaml", release)}\n`);
+  },
+  imported: {
+    file: "../imported.yaml",
+    // YAML names the type by its short token (proxy:ProxyUser).
+    declares: /resources:\s+legacy:\s+type: proxy:(?:index:)?ProxyUser\s+properties:[\s\S]*name: legacy-yaml/,
   },
 };
 
@@ -255,6 +281,20 @@ describe("the release folder (npm run release)", () => {
     expect(port).toMatch(/^\d+$/);
   });
 
+  it("imports with code into a TypeScript program on the release's npm package", async () => {
+    const legacy = await api.proxyUsers.create({ name: "legacy-typescript" });
+    const stack = { apiUrl: server.url, apiKey: server.rootKey, legacyId: legacy.id };
+    const code = await importWithTypeScript(path.join(outside.dir, "typescript"), release, stack);
+    expect(code).toMatch(/import \* as proxy from "pulumi-proxy\/native";[\s\S]*new proxy\.ProxyUser\("legacy", \{/);
+  });
+
+  it("`pulumi convert --language python` names the release's wheel in requirements.txt, never a bare pulumi_proxy", async () => {
+    const requirements = await convertToPython(path.join(outside.dir, "convert"), release);
+    const wheel = `pulumi_proxy-${release.version}-py3-none-any.whl`;
+    expect(requirements.split("\n")).toContain(`pulumi_proxy @ ${release.baseUrl}${wheel}`);
+    expect(fs.existsSync(path.join(release.dir, wheel))).toBe(true);
+  });
+
   for (const language of LANGUAGES) {
     describe(`a ${language.language} program with no node on PATH`, () => {
       const root = path.join(outside.dir, `nodefree-${language.language}`);
@@ -316,6 +356,29 @@ describe("the release folder (npm run release)", () => {
         await pulumi(["config", "set", "dailyGb", "9"]);
         const { stdout } = await pulumi(["preview", "--diff"]);
         expect(stdout).toMatch(/~ proxy:index:ProxyUser: \(update\)[\s\S]*~ dailyGb\s*: 5 => 9/);
+      });
+
+      // The SDK's plugin download URL reaches the code generator through the imported object's
+      // provider: from a release built as the README says, it must be a string the generator takes.
+      it("`pulumi import --out` writes code that declares the imported user", async () => {
+        await pulumi(["config", "rm", "dailyGb"]);
+        const legacy = await api.proxyUsers.create({ name: `legacy-${language.language}` });
+        const { file, declares, adopt } = language.imported;
+        await pulumi([
+          "import",
+          "proxy:index:ProxyUser",
+          "legacy",
+          legacy.id,
+          "--yes",
+          "--protect=false",
+          "--out",
+          file,
+        ]);
+        const code = fs.readFileSync(path.join(app, file), "utf8");
+        expect(code).toMatch(declares);
+        await adopt?.(app, code);
+        // Declared by the program (Python), or not yet (Go, YAML): either way the next preview runs.
+        await pulumi(["preview", ...(language.language === "python" ? ["--expect-no-changes"] : [])]);
       });
 
       it("destroys the user", async () => {

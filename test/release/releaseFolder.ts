@@ -15,7 +15,9 @@ const RELEASE_REPOSITORY = "https://github.com/example/pulumi-proxy";
 export interface ServedRelease {
   dir: string;
   version: string;
-  /** The plugin download URL the release was built with: the CLI fills in `${VERSION}`. */
+  /** The plugin download URL given to the release, as the README gives it: with `${VERSION}`. */
+  requestedDownloadURL: string;
+  /** The URL the SDKs carry: the release fills in `${VERSION}`, so that `pulumi import` can write code. */
   pluginDownloadURL: string;
   /** Where the folder's files are served: the download URL with the version filled in. */
   baseUrl: string;
@@ -50,7 +52,7 @@ export async function buildAndServeRelease(outDir: string): Promise<ServedReleas
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   const version = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version as string;
-  const pluginDownloadURL = `http://127.0.0.1:${port}/releases/v\${VERSION}/`;
+  const requestedDownloadURL = `http://127.0.0.1:${port}/releases/v\${VERSION}/`;
   const built = await exec(
     "npm",
     [
@@ -59,7 +61,7 @@ export async function buildAndServeRelease(outDir: string): Promise<ServedReleas
       "release",
       "--",
       "--plugin-download-url",
-      pluginDownloadURL,
+      requestedDownloadURL,
       "--repository",
       RELEASE_REPOSITORY,
       "--out",
@@ -74,7 +76,8 @@ export async function buildAndServeRelease(outDir: string): Promise<ServedReleas
   return {
     dir,
     version,
-    pluginDownloadURL,
+    requestedDownloadURL,
+    pluginDownloadURL: `http://127.0.0.1:${port}/releases/v${version}/`,
     repository: RELEASE_REPOSITORY,
     baseUrl: `http://127.0.0.1:${port}/releases/v${version}/`,
     requests,

@@ -170,10 +170,14 @@ func (h *pythonHost) GetRequiredPackages(ctx context.Context, req *pulumirpc.Get
 }
 
 // InstallDependencies creates the virtual environment Pulumi.yaml names, when missing, and installs
-// requirements.txt into it (`pulumi install`, and before a program runs in a fresh checkout).
+// requirements.txt into it (`pulumi install`, and before a program runs in a fresh checkout). With
+// none named it refuses (pythonenv.go).
 func (h *pythonHost) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, server pulumirpc.LanguageRuntime_InstallDependenciesServer) error {
 	tc, err := toolchainOf(req.GetInfo())
 	if err != nil {
+		return err
+	}
+	if err := refuseAmbientInstall(server.Context(), tc); err != nil {
 		return err
 	}
 	dir := req.GetInfo().GetProgramDirectory()
@@ -189,11 +193,19 @@ var pythonGenerators = generators{
 	program: func(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, error) {
 		return pycodegen.GenerateProgram(program)
 	},
+	// The project gets a virtual environment and names where each unpublished SDK comes from (pythonenv.go).
 	project: func(req *pulumirpc.GenerateProjectRequest, project workspace.Project, program *pcl.Program) error {
 		options := project.Runtime.Options()
 		typechecker, _ := options["typechecker"].(string)
 		toolchainName, _ := options["toolchain"].(string)
-		return pycodegen.GenerateProject(req.GetTargetDirectory(), project, program, req.GetLocalDependencies(),
-			typechecker, toolchainName)
+		requirements, err := sdkRequirements(program, req.GetLocalDependencies())
+		if err != nil {
+			return err
+		}
+		err = pycodegen.GenerateProject(req.GetTargetDirectory(), project, program, requirements, typechecker, toolchainName)
+		if err != nil {
+			return err
+		}
+		return nameVirtualenv(req.GetTargetDirectory())
 	},
 }

@@ -15,7 +15,8 @@ const exec = promisify(execFile);
 /**
  * The npm tarball, packed from `packageDir`, whose dist/ holds the compiled package; added here: the
  * plugin bundle `provider install` copies, the regenerated Node SDK compiled, the wheel and the Go
- * module (`pulumi-proxy sdk python|go` names them), and the repository's manifest and shipped files.
+ * module (`pulumi-proxy sdk python|go` names them), and the repository's manifest and the files it
+ * ships outside dist/.
  * Scripts are off: dist/ is already the release build, and `prepack` would rebuild it from the
  * committed SDK.
  * @param {{ repoRoot: string, packageDir: string, outDir: string,
@@ -38,7 +39,10 @@ export async function packNpm({ repoRoot, packageDir, outDir, contents }) {
   for (const file of ["package.json", "README.md", "LICENSE", "CHANGELOG.md"]) {
     fs.copyFileSync(path.join(repoRoot, file), path.join(packageDir, file));
   }
-  for (const file of manifest.files.filter((/** @type {string} */ entry) => entry.startsWith("tools/"))) {
+  // Every other file the manifest ships beside dist/: the build scripts, and the process helpers the
+  // CLI requires at start (provider/process/*.cjs), without which `npx pulumi-proxy` cannot run.
+  const outsideDist = (/** @type {string} */ entry) => !entry.startsWith("dist/") && !entry.startsWith("!");
+  for (const file of manifest.files.filter(outsideDist)) {
     fs.mkdirSync(path.dirname(path.join(packageDir, file)), { recursive: true });
     fs.copyFileSync(path.join(repoRoot, file), path.join(packageDir, file));
   }
