@@ -145,16 +145,22 @@ export class ConsoleHub {
     this.opening = {};
   }
 
-  private sendChanges(): void {
+  /** The objects' changes since the last frame, as a frame, or "" when none. */
+  private changesFrame(): string {
     const changes = this.mirror.changes();
-    if (changes === undefined) return;
+    if (changes === undefined) return "";
     this.opening.objects = undefined;
-    this.send(frame("changes", changes));
+    return frame("changes", changes);
   }
 
+  private sendChanges(): void {
+    const changes = this.changesFrame();
+    if (changes) this.send(changes);
+  }
+
+  /** One frame a tick at most, changes, log and state together: one write per stream. */
   private tick(): void {
-    this.sendChanges();
-    const parts: string[] = [];
+    const parts: string[] = [this.changesFrame()];
     if (this.pending.length > 0) {
       // The page shows the latest lines; `count` tells it how many arrived, for its rate.
       const count = this.pending.length;
@@ -169,7 +175,8 @@ export class ConsoleHub {
       this.opening.state = Buffer.from(state);
       parts.push(state);
     }
-    if (parts.length > 0) this.send(parts.join(""));
+    const news = parts.join("");
+    if (news) this.send(news);
   }
 
   private send(text: string): void {

@@ -10,6 +10,11 @@ export const STREAM_QUEUE_BYTES = 1024 * 1024;
 export const STREAM_STALL_MS = 10_000;
 /** Open streams at once; one more is refused with 503. A page holds one. */
 export const MAX_STREAMS = 2000;
+/**
+ * Streams written to per turn of the event loop. A thousand writes at once held the API's requests
+ * for milliseconds each tick; between slices of a hundred, requests are answered.
+ */
+export const STREAMS_PER_TURN = 100;
 
 interface Stream {
   readonly res: ServerResponse;
@@ -27,6 +32,9 @@ interface Stream {
  */
 export class EventStreams {
   private readonly streams = new Set<Stream>();
+  /** Frames on their way, each to the streams open when it was built, in order. */
+  private readonly queue: { frame: Buffer; recipients: Stream[]; next: number }[] = [];
+  private pumping = false;
   /** Streams closed for falling behind, since the start. */
   dropped = 0;
 
@@ -60,10 +68,17 @@ export class EventStreams {
     for (const part of first) this.write(stream, part, now);
   }
 
-  /** The same frame to every stream; those that fell behind are closed instead. */
+  /**
+   * The same frame to every stream open now, a slice of them per turn of the event loop; those that
+   * fell behind are closed instead. A stream that opens later has this frame's news in its opening.
+   */
   send(frame: Buffer): void {
-    const now = performance.now();
-    for (const stream of this.streams) this.write(stream, frame, now);
+    if (this.streams.size === 0) return;
+    this.queue.push({ frame, recipients: [...this.streams], next: 0 });
+    if (!this.pumping) {
+      this.pumping = true;
+      this.pump();
+    }
   }
 
   /** Bytes each open stream has waiting in the server, for the tests and the bench. */
@@ -74,7 +89,24 @@ export class EventStreams {
   closeAll(): void {
     for (const { res } of this.streams) res.end();
     this.streams.clear();
+    this.queue.length = 0;
   }
+
+  private readonly pump = (): void => {
+    const now = performance.now();
+    let budget = STREAMS_PER_TURN;
+    while (budget > 0 && this.queue.length > 0) {
+      const job = this.queue[0];
+      if (!job) break;
+      for (; budget > 0 && job.next < job.recipients.length; budget--) {
+        const stream = job.recipients[job.next++];
+        if (stream && this.streams.has(stream)) this.write(stream, job.frame, now);
+      }
+      if (job.next === job.recipients.length) this.queue.shift();
+    }
+    if (this.queue.length > 0) setImmediate(this.pump);
+    else this.pumping = false;
+  };
 
   private write(stream: Stream, frame: Buffer, now: number): void {
     const { res } = stream;
