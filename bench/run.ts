@@ -1,5 +1,6 @@
 import os from "node:os";
 import { benchConsole, benchReport } from "./console";
+import { benchConsoleStreams } from "./consoleStreams";
 import { benchCrash, killTable, SKIP_CHECKPOINTS_SHAPE } from "./crash/bench";
 import { benchChaosDestroy, chaosTable } from "./crash/chaosDestroy";
 import { benchFleet, FLEET_GOAL_SHAPE, fleetTable } from "./fleet";
@@ -98,9 +99,11 @@ const CASES: BenchCase[] = [
   { id: "gateway", run: () => benchGateway() },
   // Issue 34's goal: the self-contained plugin starts within 1.2 × the package's entry.
   { id: "plugin:start", run: () => benchPluginStart() },
-  // Issue 36: `--only console` runs both.
+  // Issue 36 (report, page) and 44 (streams): `--only console` runs all three.
   { id: "console:report", run: () => benchReport() },
   { id: "console:page", run: () => benchConsole() },
+  // Issue 44's goal: a thousand streams, one never reading, cost the API < 1.2 × its p99, the server < 300 MiB.
+  { id: "console:streams", run: () => benchConsoleStreams() },
   {
     id: "sdk",
     async run(results) {

@@ -39,6 +39,7 @@ export function createControl(store: Store, clock: Clock, onCommit: () => void):
         requireCount("blacklists", patch.blacklists);
         allocation.blacklists = patch.blacklists;
       }
+      store.touched("ips", allocation.id);
       onCommit();
     },
 

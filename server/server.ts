@@ -6,6 +6,7 @@ import { ReferenceApp, type Stats } from "./app";
 import { type Clock, systemClock } from "./clock";
 import { isLoopbackHost } from "./console/access";
 import { createConsole, type ServerConsole } from "./console/console";
+import type { ConsoleStats } from "./console/hub";
 import { createControl, type ServerControl } from "./control";
 import { FaultInjector, type FaultOptions, type InjectedFault } from "./faults";
 import { type Gateway, type GatewayOptions, startGateway } from "./gateway/gateway";
@@ -53,6 +54,8 @@ export interface ReferenceServer {
   readonly rootKey: string;
   /** The live console's page, when it is on (a loopback host, and `console` not false). */
   readonly consoleUrl: string | undefined;
+  /** The console's open event streams and what they hold, when it is on. */
+  consoleStats(): ConsoleStats | undefined;
   readonly clock: Clock;
   /**
    * The next `count` (default 1) matching requests fail. Phase "after": the state changes, then the
@@ -121,10 +124,8 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const saveSoon = (): void => {
     if (stateFile !== undefined && saveTimer === undefined) saveTimer = setTimeout(saveNow, 25).unref();
   };
-  const onCommit = (): void => {
-    liveConsole?.hub.onCommit();
-    saveSoon();
-  };
+  // The console learns which objects changed from the store itself (Store.listObservers).
+  const onCommit = saveSoon;
   saveNow();
 
   const faults = new FaultInjector(options.faults);
@@ -203,6 +204,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     gatewayUrl: gateway.url,
     rootKey,
     consoleUrl: liveConsole ? `${url}/` : undefined,
+    consoleStats: () => liveConsole?.hub.stats(),
     clock,
     injectFault: (fault) => faults.inject(fault),
     waitForHeldReplies: (count, timeoutMs = 60_000) => holds.waitFor(count, timeoutMs),

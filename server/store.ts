@@ -49,6 +49,9 @@ export interface KeyRecord extends Sequenced {
 
 export type ChargeKind = "ip_allocation" | "ip_replacement";
 
+/** The lists the API serves, by the names the console shows them under. */
+export type ListedKind = "proxyUsers" | "keys" | "ips" | "charges";
+
 export interface ChargeRecord extends Sequenced {
   kind: ChargeKind;
   amountCents: number;
@@ -104,6 +107,11 @@ export class Store {
    * serving that state until its propagation delay has passed.
    */
   readonly proxyUserObservers = new Set<(before: ProxyUserRecord, at: number) => void>();
+  /**
+   * Told which listed object a change touches (added, about to change, or deleted), so that a watcher
+   * (the console) re-reads that object alone instead of every list after every write.
+   */
+  readonly listObservers = new Set<(kind: ListedKind, id: string) => void>();
   private seq = 0;
 
   constructor(balanceCents: number) {
@@ -119,19 +127,27 @@ export class Store {
     return id === undefined ? undefined : this.proxyUsers.get(id);
   }
 
+  /** Every change to a listed object goes through a method below that calls this, or calls it itself. */
+  touched(kind: ListedKind, id: string): void {
+    for (const observe of this.listObservers) observe(kind, id);
+  }
+
   addProxyUser(record: ProxyUserRecord): void {
     this.proxyUsers.add(record);
     this.proxyUserIdByName.set(record.name, record.id);
+    this.touched("proxyUsers", record.id);
   }
 
   /** Call before changing `enabled` or the limits, or deleting: observers get a copy of the state so far. */
   noteProxyUserChange(record: ProxyUserRecord, at: number): void {
     for (const observe of this.proxyUserObservers) observe({ ...record, limits: { ...record.limits } }, at);
+    this.touched("proxyUsers", record.id);
   }
 
   deleteProxyUser(record: ProxyUserRecord): void {
     this.proxyUsers.delete(record.id);
     this.proxyUserIdByName.delete(record.name);
+    this.touched("proxyUsers", record.id);
   }
 
   allocationByIp(ip: string): AllocationRecord | undefined {
@@ -146,17 +162,20 @@ export class Store {
   addAllocation(record: AllocationRecord): void {
     this.allocations.add(record);
     this.allocationIdByIp.set(record.ip, record.id);
+    this.touched("ips", record.id);
   }
 
   moveAllocation(record: AllocationRecord, newIp: string): void {
     this.allocationIdByIp.delete(record.ip);
     record.ip = newIp;
     this.allocationIdByIp.set(newIp, record.id);
+    this.touched("ips", record.id);
   }
 
   deleteAllocation(record: AllocationRecord): void {
     this.allocations.delete(record.id);
     this.allocationIdByIp.delete(record.ip);
+    this.touched("ips", record.id);
   }
 
   keyIdForSecretHash(hash: string): string | undefined {
@@ -166,6 +185,7 @@ export class Store {
   addKey(record: KeyRecord): void {
     this.keys.add(record);
     this.indexKeySecrets(record);
+    this.touched("keys", record.id);
   }
 
   /** Swaps a key's secrets; whatever is not current or previous afterwards stops working at once. */
@@ -174,17 +194,20 @@ export class Store {
     record.current = current;
     record.previous = previous;
     this.indexKeySecrets(record);
+    this.touched("keys", record.id);
   }
 
   deleteKey(record: KeyRecord): void {
     this.keys.delete(record.id);
     this.unindexKeySecrets(record);
+    this.touched("keys", record.id);
   }
 
   addCharge(kind: ChargeKind, amountCents: number, ref: string | null, now: number): ChargeRecord {
     const charge: ChargeRecord = { id: newId("ch"), seq: this.nextSeq(), kind, amountCents, createdAt: now, ref };
     this.charges.add(charge);
     this.balanceCents -= amountCents;
+    this.touched("charges", charge.id);
     return charge;
   }
 

@@ -1,13 +1,26 @@
 import { formatDollars } from "../../contract/pricing";
+import { visibleText } from "../../contract/visibleText";
 import { isReadable } from "./collect";
 import type { Report } from "./model";
 import { day, formatBytes, formatCeiling } from "./words";
 
-/** A table cell: a pipe or a line break would end it. */
+/** A table cell: a pipe or a line break (a carriage return is one too) would end it. */
 const cell = (text: string | number): string =>
   String(text)
     .replace(/\|/g, "\\|")
-    .replace(/\s*\n\s*/g, " ");
+    .replace(/\s*[\r\n]+\s*/g, " ");
+
+/**
+ * Text from the account or the stack (names, ids, messages), shown as written: hidden characters
+ * spelled out, and every character Markdown or HTML would act on escaped (tags, links, images,
+ * emphasis, code, autolinks of `https:`, `www.` or an address). An underscore inside a word (an id)
+ * emphasises nothing and stays as it is; a pipe is the cell's to escape.
+ */
+const text = (value: string): string =>
+  visibleText(value).replace(
+    /[\\`*[\]()<>!~&@]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])|:(?=\/\/)|(?<=\bwww)\./giu,
+    "\\$&",
+  );
 
 function table(header: string[], rows: (string | number)[][]): string {
   const line = (cells: (string | number)[]) => `| ${cells.map(cell).join(" | ")} |`;
@@ -27,7 +40,7 @@ export function renderMarkdown(report: Report): string {
     "### Reaching a ceiling this month",
     "",
   ];
-  if (!isReadable(report.users)) out.push(`Not shown: ${report.users.unreadable}.`);
+  if (!isReadable(report.users)) out.push(`Not shown: ${text(report.users.unreadable)}.`);
   else {
     out.push(
       report.atRisk.length === 0
@@ -35,7 +48,7 @@ export function renderMarkdown(report: Report): string {
         : table(
             ["User", "Ceiling", "Date", ""],
             report.atRisk.map(({ name, crossing }) => [
-              name,
+              text(name),
               crossing.ceiling,
               crossing.date,
               crossing.reached ? "**reached**" : "projected",
@@ -49,7 +62,7 @@ export function renderMarkdown(report: Report): string {
         report.users
           .slice(0, MARKDOWN_USER_ROWS)
           .map((user) => [
-            user.enabled ? user.name : `${user.name} (disabled)`,
+            user.enabled ? text(user.name) : `${text(user.name)} (disabled)`,
             formatBytes(user.monthBytes),
             formatBytes(user.paceBytesPerDay),
             formatBytes(user.projectedMonthBytes),
@@ -61,7 +74,7 @@ export function renderMarkdown(report: Report): string {
   }
   out.push("", "### Spend", "");
   const { spend } = report;
-  if (!isReadable(spend)) out.push(`Not shown: ${spend.unreadable}.`);
+  if (!isReadable(spend)) out.push(`Not shown: ${text(spend.unreadable)}.`);
   else {
     const balance = spend.balanceCents === null ? "not readable" : formatDollars(spend.balanceCents);
     out.push(`Balance ${balance}; charged this month ${formatDollars(spend.totalCents)}.`);
@@ -76,14 +89,16 @@ export function renderMarkdown(report: Report): string {
   }
   out.push("", "### API keys", "");
   const { keys } = report;
-  if (!isReadable(keys)) out.push(`Not shown: ${keys.unreadable}.`);
+  if (!isReadable(keys)) out.push(`Not shown: ${text(keys.unreadable)}.`);
   else
     out.push(
       table(
         ["Key", "Scopes", "Age", "Expires", "Rotation due", "Status"],
         keys.map((key) => [
-          `${key.powerful ? "⚠ " : ""}${key.name} (${key.id})`,
-          key.scopes.map((scope) => (/^(billing|keys):write$/.test(scope) ? `**${scope}**` : scope)).join(", "),
+          `${key.powerful ? "⚠ " : ""}${text(key.name)} (${text(key.id)})`,
+          key.scopes
+            .map((scope) => (/^(billing|keys):write$/.test(scope) ? `**${text(scope)}**` : text(scope)))
+            .join(", "),
           `${key.ageDays} d`,
           day(key.expiresAt),
           `${day(key.rotationDueAt)} (${key.rotationSchedule})`,
@@ -95,7 +110,7 @@ export function renderMarkdown(report: Report): string {
   if (stack) {
     out.push(
       "",
-      `### Stack ${stack.name}: ${stack.percent} % managed`,
+      `### Stack ${text(stack.name)}: ${stack.percent} % managed`,
       "",
       table(
         ["Kind", "Managed", "Unmanaged", "In state, gone"],
@@ -103,15 +118,15 @@ export function renderMarkdown(report: Report): string {
       ),
       "",
     );
-    if (!isReadable(stack.drift)) out.push(`Drift not shown: ${stack.drift.unreadable}.`);
+    if (!isReadable(stack.drift)) out.push(`Drift not shown: ${text(stack.drift.unreadable)}.`);
     else if (stack.drift.length === 0) out.push("No drift.");
     else
       out.push(
         table(
           ["Drifted resource", "What changed"],
           stack.drift.map((r) => [
-            r.name,
-            r.kind === "deleted" ? "deleted" : r.properties.map((p) => p.path).join(", "),
+            text(r.name),
+            r.kind === "deleted" ? "deleted" : r.properties.map((p) => text(p.path)).join(", "),
           ]),
         ),
       );

@@ -1,3 +1,4 @@
+import { visibleText } from "../../contract/visibleText";
 import type { ReportMonth, UserTraffic } from "./traffic";
 
 /**
@@ -19,7 +20,9 @@ export const COLORS = {
   drift: "#f97316",
 } as const;
 
-export const escapeXml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** Text for HTML and SVG: hidden characters spelled out (a name cannot pass for another), markup escaped. */
+export const escapeXml = (text: string): string =>
+  visibleText(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const svg = (label: string, body: string, width = W, height = H): string =>
   `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeXml(label)}">${body}</svg>`;

@@ -11,11 +11,16 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   return plain === "::1" || (isIP(plain) === 4 && plain.startsWith("127."));
 }
 
+/** A whole Host header: `[IPv6]` or a name, then at most a port. Nothing may follow, not even after `]`. */
+const HOST_HEADER = /^(?:\[([0-9A-Fa-f:.]+)\]|([^[\]:@/\\?#\s]+))(?::\d{1,5})?$/;
+
 /** The Host a browser sent names this machine: a page on another site's name (DNS rebinding) is refused. */
 export function isLoopbackHost(host: string | undefined): boolean {
-  if (host === undefined) return false;
-  const name = host.startsWith("[") ? host.slice(1, host.indexOf("]")) : host.replace(/:\d+$/, "");
-  return name === "localhost" || isLoopbackAddress(name);
+  const match = HOST_HEADER.exec(host ?? "");
+  if (!match) return false;
+  const [, bracketed, name] = match;
+  if (bracketed !== undefined) return isIP(bracketed) === 6 && isLoopbackAddress(bracketed);
+  return name?.toLowerCase() === "localhost" || isLoopbackAddress(name);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { BYTES_PER_GB } from "../../contract/proxyUsers";
+import { visibleText } from "../../contract/visibleText";
 import { type Clock, utcDay } from "../clock";
 import type { ServerControl } from "../control";
 import type { FaultInjector } from "../faults";
@@ -7,15 +8,24 @@ import { redactPath } from "../logRedaction";
 import type { RateLimiter } from "../rateLimit";
 import type { RequestRecord } from "../requestLog";
 import type { Store } from "../store";
+import { ObjectMirror } from "./objects";
+import { EventStreams } from "./streams";
 
 /** Requests the console keeps for a page that opens late. */
 export const LOG_KEPT = 200;
-/** New log lines go out at most this often: 100 requests a second cost a page 4 updates, not 100. */
+/** Changes and new log lines go out at most this often: 100 requests a second cost a page 4 updates, not 100. */
 export const LOG_FLUSH_MS = 250;
-/** Windows, gateway traffic and faults go out this often; objects too, when something changed. */
+/** Windows, gateway traffic and faults go out this often. */
 export const STATE_TICK_MS = 1000;
 /** The gateway users the console charts, those with the most traffic today first. */
 export const GATEWAY_USERS_SHOWN = 50;
+/**
+ * Characters of a request path the console shows. A path of a thousand unknown segments would
+ * otherwise cost the redaction a thousand lookups and the page ten kilobytes, per line.
+ */
+export const PATH_SHOWN = 200;
+/** A page whose stream was closed (it fell behind) asks again after this long. */
+const RECONNECT_MS = 1000;
 
 export interface ConsoleSources {
   store: Store;
@@ -27,102 +37,151 @@ export interface ConsoleSources {
   urls: { api: string; gateway: string };
 }
 
-/** A request as the page gets it: the path redacted exactly as the request log redacts it. */
-function shown({ rawPath, ...record }: RequestRecord): Omit<RequestRecord, "rawPath"> & { path: string } {
-  return { ...record, path: redactPath(rawPath) };
+/** What the tests and the bench read of the console's streams. */
+export interface ConsoleStats {
+  streams: number;
+  /** Streams closed because their reader fell behind. */
+  dropped: number;
+  /** Bytes each open stream has waiting in the server. */
+  queuedBytes: number[];
+  /** Frames built: one per tick that had news, whatever the number of streams. */
+  framesBuilt: number;
+  /** Times the full object list was written out for opening pages. */
+  listsBuilt: number;
 }
+
+/** A request as the page gets it: the path redacted exactly as the request log redacts it, and cut short. */
+function shown({ rawPath, ...record }: RequestRecord): string {
+  const cut = (text: string) => (text.length > PATH_SHOWN ? `${text.slice(0, PATH_SHOWN)}…` : text);
+  return JSON.stringify({ ...record, path: cut(visibleText(redactPath(cut(rawPath)))) });
+}
+
+const frame = (event: string, json: string): string => `event: ${event}\ndata: ${json}\n\n`;
 
 /**
  * What the console shows, pushed to every open page as server-sent events. The hot path (a request
- * finishing) only appends to an array; everything else happens on two timers, and only while a page
- * is open. Nothing here holds a secret: objects are rendered as the API lists them without the key
- * hint, and paths are the request log's redacted ones.
+ * finishing, an object changing) only appends to a list; everything else happens on one timer, only
+ * while a page is open, and once for all pages: a page opening gets the list as it was last written
+ * out, then the changes. Nothing here holds a secret: objects are rendered as the API lists them
+ * without the key hint, and paths are the request log's redacted ones.
  */
 export class ConsoleHub {
-  private readonly clients = new Set<ServerResponse>();
+  private readonly streams = new EventStreams();
+  private readonly mirror: ObjectMirror;
   private readonly recent: RequestRecord[] = [];
   private pending: RequestRecord[] = [];
-  private objectsChanged = false;
-  private logTimer: NodeJS.Timeout | undefined;
-  private stateTimer: NodeJS.Timeout | undefined;
+  /** The last LOG_KEPT lines as sent, while pages are open: a page opening gets them without a redaction. */
+  private shownRecent: string[] = [];
+  private opening: { objects?: Buffer; log?: Buffer; state?: Buffer } = {};
+  private timer: NodeJS.Timeout | undefined;
+  private ticks = 0;
+  private framesBuilt = 0;
+  private listsBuilt = 0;
 
-  constructor(private readonly sources: ConsoleSources) {}
+  constructor(private readonly sources: ConsoleSources) {
+    this.mirror = new ObjectMirror(sources.store, sources.clock);
+  }
 
   /** From the request log, for every API request. */
   readonly onRequest = (record: RequestRecord): void => {
     this.recent.push(record);
     if (this.recent.length > LOG_KEPT * 2) this.recent.splice(0, this.recent.length - LOG_KEPT);
-    if (this.clients.size > 0) this.pending.push(record);
-  };
-
-  /** From every committed change (API writes, the gateway's metering, the controls). */
-  readonly onCommit = (): void => {
-    this.objectsChanged = true;
+    if (this.streams.size > 0) this.pending.push(record);
   };
 
   /** A page subscribes: it gets everything at once, then the changes. */
   subscribe(res: ServerResponse): void {
-    res.writeHead(200, {
-      "content-type": "text/event-stream",
-      "cache-control": "no-store",
-      connection: "keep-alive",
-      "x-content-type-options": "nosniff",
+    if (this.streams.full) {
+      res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "retry-after": "5" });
+      res.end("too many console pages are open\n");
+      return;
+    }
+    if (this.streams.size === 0) this.startWatching();
+    // Changes not yet sent go to the open pages first, so the list this page gets and the changes
+    // every page gets next agree.
+    this.sendChanges();
+    const { opening } = this;
+    if (!opening.objects) {
+      this.listsBuilt++;
+      opening.objects = Buffer.from(`retry: ${RECONNECT_MS}\n\n${frame("objects", this.mirror.list())}`);
+    }
+    opening.log ??= Buffer.from(frame("log", `{"records":[${this.shownRecent.join(",")}],"count":0}`));
+    opening.state ??= Buffer.from(frame("state", JSON.stringify(this.state())));
+    this.streams.open(res, [opening.objects, opening.log, opening.state], () => {
+      if (this.streams.size === 0) this.stopWatching();
     });
-    this.clients.add(res);
-    res.on("close", () => {
-      this.clients.delete(res);
-      if (this.clients.size === 0) this.stopTimers();
-    });
-    this.send(res, "objects", this.objects());
-    this.send(res, "log", { records: this.recent.slice(-LOG_KEPT).map(shown), count: 0 });
-    this.send(res, "state", this.state());
-    this.startTimers();
+  }
+
+  stats(): ConsoleStats {
+    return {
+      streams: this.streams.size,
+      dropped: this.streams.dropped,
+      queuedBytes: this.streams.queuedBytes(),
+      framesBuilt: this.framesBuilt,
+      listsBuilt: this.listsBuilt,
+    };
   }
 
   close(): void {
-    this.stopTimers();
-    for (const client of this.clients) client.end();
-    this.clients.clear();
+    this.streams.closeAll();
+    this.stopWatching();
   }
 
-  private startTimers(): void {
-    this.logTimer ??= setInterval(() => this.flushLog(), LOG_FLUSH_MS).unref();
-    this.stateTimer ??= setInterval(() => this.tick(), STATE_TICK_MS).unref();
-  }
-
-  private stopTimers(): void {
-    clearInterval(this.logTimer);
-    clearInterval(this.stateTimer);
-    this.logTimer = this.stateTimer = undefined;
+  private startWatching(): void {
+    this.mirror.start();
+    this.shownRecent = this.recent.slice(-LOG_KEPT).map(shown);
     this.pending = [];
+    this.opening = {};
+    this.ticks = 0;
+    this.timer ??= setInterval(() => this.tick(), LOG_FLUSH_MS).unref();
   }
 
-  private flushLog(): void {
-    if (this.pending.length === 0) return;
-    // The page shows the latest lines; `count` tells it how many arrived, for its rate.
-    const count = this.pending.length;
-    const batch = this.pending.slice(-LOG_KEPT);
+  private stopWatching(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.mirror.stop();
     this.pending = [];
-    this.broadcast("log", { records: batch.map(shown), count });
-    // A write shows up within a second: its objects go out with the log line that made them.
-    if (this.objectsChanged && batch.some((record) => record.method !== "GET")) this.pushObjects();
+    this.shownRecent = [];
+    this.opening = {};
   }
 
+  /** The objects' changes since the last frame, as a frame, or "" when none. */
+  private changesFrame(): string {
+    const changes = this.mirror.changes();
+    if (changes === undefined) return "";
+    this.opening.objects = undefined;
+    return frame("changes", changes);
+  }
+
+  private sendChanges(): void {
+    const changes = this.changesFrame();
+    if (changes) this.send(changes);
+  }
+
+  /** One frame a tick at most, changes, log and state together: one write per stream. */
   private tick(): void {
-    if (this.objectsChanged) this.pushObjects();
-    this.broadcast("state", this.state());
+    const parts: string[] = [this.changesFrame()];
+    if (this.pending.length > 0) {
+      // The page shows the latest lines; `count` tells it how many arrived, for its rate.
+      const count = this.pending.length;
+      const batch = this.pending.slice(-LOG_KEPT).map(shown);
+      this.pending = [];
+      this.shownRecent = this.shownRecent.concat(batch).slice(-LOG_KEPT);
+      this.opening.log = undefined;
+      parts.push(frame("log", `{"records":[${batch.join(",")}],"count":${count}}`));
+    }
+    if (++this.ticks % Math.round(STATE_TICK_MS / LOG_FLUSH_MS) === 0) {
+      const state = frame("state", JSON.stringify(this.state()));
+      this.opening.state = Buffer.from(state);
+      parts.push(state);
+    }
+    const news = parts.join("");
+    if (news) this.send(news);
   }
 
-  private pushObjects(): void {
-    this.objectsChanged = false;
-    this.broadcast("objects", this.objects());
-  }
-
-  private objects(): Record<string, unknown[]> {
-    const { proxyUsers, ips, keys, charges } = this.sources.control.snapshot();
-    // The hint is the secret's last four characters: the API lists it, the console has no need to.
-    const keysShown = (keys as Record<string, unknown>[]).map(({ secret_hint: _hint, ...key }) => key);
-    return { proxyUsers, keys: keysShown, ips, charges: charges.slice(0, LOG_KEPT) };
+  private send(text: string): void {
+    this.framesBuilt++;
+    this.streams.send(Buffer.from(text));
   }
 
   private state(): Record<string, unknown> {
@@ -131,36 +190,28 @@ export class ConsoleHub {
     const day = utcDay(now);
     const month = day.slice(0, 7);
     const gb = (value: number | null) => (value === null ? null : value * BYTES_PER_GB);
-    const gateway = [...store.proxyUsers.values()]
-      .map((user) => ({
+    const gateway = [];
+    for (const user of store.proxyUsers.values()) {
+      const monthBytes = store.bytesInMonth(user.id, month);
+      if (monthBytes === 0) continue;
+      gateway.push({
         id: user.id,
-        name: user.name,
+        name: visibleText(user.name),
         enabled: user.enabled,
         todayBytes: store.bytesOnDay(user.id, day),
-        monthBytes: store.bytesInMonth(user.id, month),
+        monthBytes,
         dailyCeiling: gb(user.limits.daily_gb),
         monthlyCeiling: gb(user.limits.monthly_gb),
-      }))
-      .filter((user) => user.monthBytes > 0)
-      .sort((a, b) => b.todayBytes - a.todayBytes || a.name.localeCompare(b.name))
-      .slice(0, GATEWAY_USERS_SHOWN);
+      });
+    }
+    gateway.sort((a, b) => b.todayBytes - a.todayBytes || a.name.localeCompare(b.name));
     return {
       now: new Date(now).toISOString(),
       urls,
       windows: limiter.windowsAt(now),
-      gateway,
+      gateway: gateway.slice(0, GATEWAY_USERS_SHOWN),
       faults: faults.describe(),
       balanceCents: store.balanceCents,
     };
-  }
-
-  private broadcast(event: string, data: unknown): void {
-    if (this.clients.size === 0) return;
-    const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-    for (const client of this.clients) client.write(frame);
-  }
-
-  private send(res: ServerResponse, event: string, data: unknown): void {
-    res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 }

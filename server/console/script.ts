@@ -43,11 +43,17 @@ const COLUMNS = {
 };
 const RAW = new Set(["enabled"]);
 
+// Objects by kind, each a Map by id in creation order: a change replaces an object where it stands.
+function listed(kind) {
+  const list = [...((view.objects && view.objects[kind]) || new Map()).values()];
+  return kind === "charges" ? list.reverse() : list;
+}
+
 function renderObjects() {
   const objects = view.objects || {};
-  $("tabs").innerHTML = KINDS.map(([kind, label]) => "<button data-tab='" + kind + "'" + (kind === view.tab ? " class=on" : "") + ">" + label + " (" + (objects[kind] || []).length + ")</button>").join("");
+  $("tabs").innerHTML = KINDS.map(([kind, label]) => "<button data-tab='" + kind + "'" + (kind === view.tab ? " class=on" : "") + ">" + label + " (" + (objects[kind] ? objects[kind].size : 0) + ")</button>").join("");
   const columns = COLUMNS[view.tab];
-  const rows = (objects[view.tab] || []).map((o) => "<tr data-object-id='" + esc(o.id) + "'>" + columns.map(([name, get]) => "<td>" + (RAW.has(name) ? get(o) : esc(get(o))) + "</td>").join("") + "</tr>");
+  const rows = listed(view.tab).map((o) => "<tr data-object-id='" + esc(o.id) + "'>" + columns.map(([name, get]) => "<td>" + (RAW.has(name) ? get(o) : esc(get(o))) + "</td>").join("") + "</tr>");
   $("objects").innerHTML = "<table><thead><tr>" + columns.map(([name]) => "<th>" + name + "</th>").join("") + "</tr></thead><tbody>" + rows.join("") + "</tbody></table>";
 }
 
@@ -68,7 +74,7 @@ function renderLog() {
 function renderState() {
   const s = view.state;
   $("urls").textContent = "API " + s.urls.api + "  gateway " + s.urls.gateway + "  clock " + s.now;
-  const names = new Map(((view.objects || {}).keys || []).map((k) => [k.id, k.name]));
+  const names = new Map(listed("keys").map((k) => [k.id, k.name]));
   $("windows").innerHTML = s.windows.map((w) => "<tr data-window-key='" + esc(w.id) + "' data-used='" + w.used + "'><td>" + esc(names.get(w.id) || w.id) + "</td>" + bar(w.used, w.limit) + "<td>" + w.used + " / " + w.limit + "</td><td class=muted>resets in " + w.resetSeconds + " s</td></tr>").join("") || "<tr><td class=muted>no request yet</td></tr>";
   $("gateway").innerHTML = s.gateway.map((u) => "<tr data-gateway-user='" + esc(u.id) + "' data-today-bytes='" + u.todayBytes + "'><td>" + esc(u.name) + (u.enabled ? "" : " <span class=bad>(disabled)</span>") + "</td><td>" + bytes(u.todayBytes) + "</td>" + bar(u.todayBytes, u.dailyCeiling) + "<td>" + bytes(u.monthBytes) + "</td>" + bar(u.monthBytes, u.monthlyCeiling) + "<td>" + sparkline(view.history.get(u.id) || [0]) + "</td></tr>").join("") || "<tr><td class=muted>no gateway traffic this month</td></tr>";
   $("faults").textContent = JSON.stringify(s.faults, null, 2);
@@ -90,7 +96,23 @@ document.addEventListener("click", (event) => {
 const events = new EventSource("/console/events");
 events.onopen = () => { $("status").textContent = "live"; $("status").className = ""; };
 events.onerror = () => { $("status").textContent = "disconnected, retrying…"; $("status").className = "down"; };
-events.addEventListener("objects", (e) => { view.objects = JSON.parse(e.data); mark("objects"); mark("state"); });
+// The full list when the stream opens (again), then only what changed.
+events.addEventListener("objects", (e) => {
+  const lists = JSON.parse(e.data);
+  view.objects = {};
+  for (const [kind] of KINDS) view.objects[kind] = new Map((lists[kind] || []).map((o) => [o.id, o]));
+  mark("objects"); mark("state");
+});
+events.addEventListener("changes", (e) => {
+  if (!view.objects) return;
+  for (const [kind, change] of Object.entries(JSON.parse(e.data))) {
+    const shown = view.objects[kind];
+    if (!shown) continue;
+    for (const o of change.put) shown.set(o.id, o);
+    for (const id of change.gone) shown.delete(id);
+  }
+  mark("objects"); mark("state");
+});
 events.addEventListener("log", (e) => {
   const { records, count } = JSON.parse(e.data);
   view.arrived.push([Date.now(), count]);

@@ -105,6 +105,22 @@ describe("the reference server's console in chromium", () => {
       tunnel.destroy();
     }
   });
+
+  it("applies changes where they stand: a user disabled, then deleted; a look-alike key written out", async () => {
+    const user = await api.proxyUsers.create({ name: "short-lived" });
+    const row = page.locator(`[data-object-id="${user.id}"]`);
+    await row.waitFor({ timeout: 3000 });
+    await api.proxyUsers.update(user.id, { enabled: false });
+    await expect.poll(() => row.locator("td").nth(2).textContent(), { timeout: 3000 }).toBe("no");
+    await api.proxyUsers.delete(user.id);
+    await row.waitFor({ state: "detached", timeout: 3000 });
+    const key = await api.keys.create({ name: "ro\u200Bot", scopes: ["usage:read"] });
+    await page.locator("[data-tab=keys]").click();
+    const keyRow = page.locator(`[data-object-id="${key.id}"]`);
+    await keyRow.waitFor({ timeout: 3000 });
+    expect(await keyRow.locator("td").first().textContent()).toBe("ro\\u200Bot");
+    await page.locator("[data-tab=proxyUsers]").click();
+  });
 });
 
 describe("the report in chromium", () => {

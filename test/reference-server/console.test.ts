@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReferenceServer, startReferenceServer } from "../../server";
@@ -62,8 +63,44 @@ describe("the reference server's console", () => {
       expect(isLoopbackAddress(address)).toBe(true);
     for (const address of ["10.0.0.1", "::ffff:192.168.1.2", "0.0.0.0", undefined])
       expect(isLoopbackAddress(address)).toBe(false);
-    for (const host of ["127.0.0.1:8787", "localhost:1", "[::1]:8787"]) expect(isLoopbackHost(host)).toBe(true);
+    for (const host of ["127.0.0.1:8787", "localhost:1", "[::1]:8787", "[::1]", "LocalHost", "[::ffff:127.0.0.1]:1"])
+      expect(isLoopbackHost(host)).toBe(true);
     for (const host of ["evil.example", "127.0.0.1.evil.example:80", undefined])
       expect(isLoopbackHost(host)).toBe(false);
+  });
+
+  it("refuses a Host that only starts with a loopback name, over a raw socket", async () => {
+    const cookie = String((await get(`${server.url}/`)).headers["set-cookie"]).split(";")[0] ?? "";
+    const { hostname, port } = new URL(server.url);
+    const raw = (host: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect({ host: hostname, port: Number(port) });
+        let answer = "";
+        socket.setEncoding("latin1");
+        socket.on("data", (chunk: string) => {
+          answer += chunk;
+          // The status line and the first line of the body are enough.
+          if (/\r\n\r\n.+\n/s.test(answer)) socket.destroy();
+        });
+        socket.on("close", () => resolve(answer));
+        socket.on("error", reject);
+        socket.write(`GET /console/events HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}\r\n\r\n`);
+      });
+    const hostile = [
+      "[::1].attacker.example",
+      "[::1]@attacker.example",
+      "[::1]x",
+      "[::1]:80.attacker.example",
+      "[127.0.0.1]",
+      "localhost:80@attacker.example",
+      "127.0.0.1:8080:80",
+    ];
+    for (const host of hostile) {
+      const answer = await raw(host);
+      expect(answer, host).toMatch(/^HTTP\/1\.1 403 /);
+      expect(answer, host).toContain("the console answers only to a loopback host name");
+    }
+    expect(await raw(`${hostname}:${port}`)).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await raw(`localhost:${port}`)).toMatch(/^HTTP\/1\.1 200 /);
   });
 });
