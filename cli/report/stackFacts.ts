@@ -3,7 +3,7 @@ import { rotationDueAt, secretSetAt } from "../../provider/apiKey/schema";
 import { kindOfType } from "../../provider/kinds";
 import type { ProxyClient } from "../../sdk";
 import { coverageOf, type Walked, walkedFrom } from "../coverage/report";
-import { detectDrift } from "../drift";
+import { detectDrift } from "../drift/detect";
 import { describeFailure } from "../stack";
 import { type AccountData, isReadable } from "./collect";
 import type { StackFacts } from "./model";
