@@ -82,6 +82,7 @@ const FAST = [
   "test/provider/readFreshness.test.ts",
   "test/provider/retryWindow.test.ts",
   "test/cli/reportRender.test.ts",
+  "test/foundation/crashAudit.test.ts",
   "test/foundation/layout.test.ts",
 ].filter((file) => !NEEDS_THE_BUILD.includes(file));
 const SOAK = [
