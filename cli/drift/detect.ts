@@ -1,6 +1,6 @@
 import type { EngineEvent, Stack, StepEventMetadata } from "@pulumi/pulumi/automation";
-import { type KeyDeadline, keyDeadlines, type StoredResource } from "../../provider/apiKey/deadlines";
 import { kindOfType } from "../../provider/kinds";
+import { type KeyDeadline, keyDeadlines, type StoredResource } from "../deadlines";
 import { isEngineOwnType, masked, propertyDifferences, resourceName } from "../engineEvents";
 
 export interface PropertyDrift {

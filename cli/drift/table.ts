@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { DUE_SOON_DAYS, describeDeadline } from "../../provider/apiKey/deadlines";
+import { DUE_SOON_DAYS, describeDeadline } from "../deadlines";
 import { formatValue, shortType } from "../format";
 import { textTable } from "../table";
 import type { DriftReport, ResourceDrift } from "./detect";

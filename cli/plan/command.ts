@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { keyDeadlines, type StoredResource } from "../../provider/apiKey/deadlines";
 import { type CliCommand, usageLines } from "../command";
+import { keyDeadlines, type StoredResource } from "../deadlines";
 import { runFleetPlan } from "../fleet/plan";
 import { fleetOption, withFleetStack } from "../fleet/reports";
 import { loadFleet } from "../fleet/spec";

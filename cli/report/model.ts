@@ -1,6 +1,6 @@
 import { DAY_MS } from "../../contract/pricing";
-import type { KeyDeadline } from "../../provider/apiKey/deadlines";
 import { type CoverageReport, POWERFUL_SCOPES } from "../coverage/report";
+import type { KeyDeadline } from "../deadlines";
 import type { ResourceDrift } from "../drift/detect";
 import { type AccountData, isReadable, type Unreadable } from "./collect";
 import { type Crossing, monthOf, type ReportMonth, trafficByUser, type UserTraffic } from "./traffic";
