@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { SENSITIVE_SCOPES } from "../../contract/keys";
 import { clientFor } from "../../provider/settings";
 import { type CliCommand, usageLines } from "../command";
 import {
@@ -14,7 +15,7 @@ import {
 } from "../stack";
 import { textTable } from "../table";
 import { importFileOf, movingFileOf } from "./importFile";
-import { type CoverageReport, coverageOf, POWERFUL_SCOPES, stateNames } from "./report";
+import { type CoverageReport, coverageOf, stateNames } from "./report";
 
 const SYNOPSIS = [
   "pulumi-proxy coverage --stack <name> [--cwd <dir>] [--import-file <file> [--moving]] [--json] [--pulumi-root <dir>]",
@@ -23,7 +24,7 @@ const SYNOPSIS = [
 const USAGE = `${usageLines(SYNOPSIS)}
 
 Lists what the account holds and which of it the stack manages, by kind. Unmanaged API keys with
-${POWERFUL_SCOPES.join(" or ")} are named first, as a security finding. With --import-file, writes
+${SENSITIVE_SCOPES.join(" or ")} are named first, as a security finding. With --import-file, writes
 Pulumi's import file for every unmanaged object, with readable names, for
 \`pulumi import --file <file>\` into a stack that uses the native provider (README, "Moving to the
 native provider"). The key the stack's provider uses is never in the file: a destroy would revoke it.
@@ -86,7 +87,7 @@ export function formatCoverageText(report: CoverageReport, importFile: string | 
   const lines: string[] = [];
   if (report.findings.length > 0) {
     lines.push(
-      `Security: ${report.findings.length} API key(s) with ${POWERFUL_SCOPES.join(" or ")} that no stack manages:`,
+      `Security: ${report.findings.length} API key(s) with ${SENSITIVE_SCOPES.join(" or ")} that no stack manages:`,
     );
     for (const key of report.findings) lines.push(`  ${key.id}  "${key.name}"  ${key.scopes?.join(", ") ?? ""}`);
     lines.push("");

@@ -3,13 +3,13 @@ import type { KeyDeadline } from "../deadlines";
 import type { PolicySection } from "./policy";
 import type { PlanOp } from "./steps";
 
+export { SENSITIVE_SCOPES } from "../../contract/keys";
 export type {
   CeilingChange,
   CostItem,
   KeyAccessChange,
   UserAccessChange,
 } from "../../provider/review";
-export { SENSITIVE_SCOPES } from "../../provider/review";
 export type { KeyDeadline } from "../deadlines";
 export type { PolicySection, PolicyViolation } from "./policy";
 export type AccessSection = AccessEffects;
