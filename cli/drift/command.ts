@@ -1,6 +1,5 @@
 import { parseArgs } from "node:util";
-import type { CliCommand } from "../command";
-import { usageLines } from "../command";
+import { type CliCommand, usageLines } from "../command";
 import { runFleetDrift } from "../fleet/drift";
 import { fleetOption, withFleetStack } from "../fleet/reports";
 import { loadFleet } from "../fleet/spec";
