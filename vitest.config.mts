@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
@@ -35,6 +36,15 @@ class LongFilesFirst extends BaseSequencer {
 
 const REPO_ROOT = path.dirname(fileURLToPath(import.meta.url));
 
+function testFilesIn(...folders: string[]): string[] {
+  return folders.flatMap((folder) =>
+    fs
+      .readdirSync(path.join(REPO_ROOT, folder))
+      .filter((name) => name.endsWith(".test.ts"))
+      .map((name) => `${folder}/${name}`),
+  );
+}
+
 /**
  * For every process the tests start, speed alone (the suite is bound by CPU; test/globalSetup.ts
  * keeps the cache's size in check):
@@ -51,27 +61,78 @@ function speedEnvironment(): Record<string, string> {
   };
 }
 
+/** Of the fast folders, the files that start the built server (dist/server/cli.js): the build is the engine tier's. */
+const NEEDS_THE_BUILD = ["test/sdk/firstContact.test.ts", "test/reference-server/persistence-cli.test.ts"];
+
+/**
+ * The tiers, each a Vitest project that runs alone (`npm run test:fast`, `test:soak`, `test:engine`);
+ * `npm test` runs all three.
+ * - fast: no engine, no build, no child process: the contract, the SDK, the descriptors' rules, the
+ *   schema, rendering and the reference server in process. A minute, for while you work.
+ * - soak: the long runs: engine kills and recovery, the fleet, the release, the README and docs runs.
+ * - engine: the rest, through the real `pulumi` CLI and the built package.
+ */
+const FAST = [
+  ...testFilesIn("test/sdk", "test/reference-server"),
+  "test/native/protocol.test.ts",
+  "test/native/schema.test.ts",
+  "test/provider/idempotency.test.ts",
+  "test/provider/rateLimitReserve.test.ts",
+  "test/provider/readCoalescer.test.ts",
+  "test/provider/readFreshness.test.ts",
+  "test/provider/retryWindow.test.ts",
+  "test/cli/reportRender.test.ts",
+  "test/foundation/crashAudit.test.ts",
+  "test/foundation/layout.test.ts",
+].filter((file) => !NEEDS_THE_BUILD.includes(file));
+const SOAK = [
+  "test/provider/crash.test.ts",
+  "test/foundation/killedEngine.test.ts",
+  "test/cli/recover.test.ts",
+  "test/examples/fleet.test.ts",
+  "test/release/*.test.ts",
+  "test/docs/readmeCommands.test.ts",
+  "test/docs/exampleReadmes.test.ts",
+  "test/docs/exampleReadmesSecondHalf.test.ts",
+  "test/docs/installSources.test.ts",
+];
+
+const shared = {
+  setupFiles: ["test/deferModules.setup.ts"],
+  env: speedEnvironment(),
+  // Engine tests drive the real CLI through several up/preview/destroy rounds; a loaded 2-core machine needs room.
+  testTimeout: 300_000,
+  hookTimeout: 300_000,
+  // Each worker runs file after file in one process instead of a fresh process per file: a file's
+  // start (a fork, Vitest's runtime, the sources again) cost about a second of CPU, over a hundred
+  // files (warm suite 717 -> 651 s). The files share no state but what each one opens and closes
+  // itself: its own servers, stacks and temp folders; module state in the sources is keyed by the
+  // API settings, which differ per test server. Inline programs' gRPC clients to their engines would
+  // be shared state (grpc-js pools connections per process): tools/inlineRuns.ts closes and isolates them.
+  isolate: false,
+};
+/** The build, the Pulumi CLI and the browser, which every engine test needs; the fast tier none of them. */
+const withEngine = { ...shared, globalSetup: ["test/globalSetup.ts"] };
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    globalSetup: ["test/globalSetup.ts"],
-    setupFiles: ["test/deferModules.setup.ts"],
-    env: speedEnvironment(),
     sequence: { sequencer: LongFilesFirst },
-    // Engine tests drive the real CLI through several up/preview/destroy rounds; a loaded 2-core machine needs room.
-    testTimeout: 300_000,
-    hookTimeout: 300_000,
     // Engine tests spawn the CLI, a language host and provider processes, and wait on them, on servers
     // and on timeouts: with two workers on two cores a fifth of the CPU sat idle. A third worker fills
     // it (warm vitest 637 -> 602 s, the same CPU); when each file started a fresh process it did not
     // (777 against 781 s).
     maxWorkers: 3,
-    // Each worker runs file after file in one process instead of a fresh process per file: a file's
-    // start (a fork, Vitest's runtime, the sources again) cost about a second of CPU, over a hundred
-    // files (warm suite 717 -> 651 s). The files share no state but what each one opens and closes
-    // itself: its own servers, stacks and temp folders; module state in the sources is keyed by the
-    // API settings, which differ per test server. Inline programs' gRPC clients to their engines would
-    // be shared state (grpc-js pools connections per process): tools/inlineRuns.ts closes and isolates them.
-    isolate: false,
+    projects: [
+      { test: { ...shared, name: "fast", include: FAST } },
+      { test: { ...withEngine, name: "soak", include: SOAK } },
+      {
+        test: {
+          ...withEngine,
+          name: "engine",
+          include: ["test/**/*.test.ts"],
+          exclude: [...FAST, ...SOAK],
+        },
+      },
+    ],
   },
 });

@@ -13,10 +13,13 @@ export function prefixedId(prefix: string) {
   return z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9]{6,64}$`), `must look like ${prefix}_<token>`);
 }
 
-export const ProxyUserId = prefixedId("pu");
-export const ApiKeyId = prefixedId("key");
-export const AllocationId = prefixedId("alloc");
-export const ChargeId = prefixedId("ch");
+/** How each object's id starts: `pu_…`, `key_…`; the docs' import examples read them here. */
+export const ID_PREFIXES = { proxyUser: "pu", apiKey: "key", allocation: "alloc", charge: "ch" } as const;
+
+export const ProxyUserId = prefixedId(ID_PREFIXES.proxyUser);
+export const ApiKeyId = prefixedId(ID_PREFIXES.apiKey);
+export const AllocationId = prefixedId(ID_PREFIXES.allocation);
+export const ChargeId = prefixedId(ID_PREFIXES.charge);
 export const RequestId = z.string().min(1);
 
 /** A live secret: `live_` followed by at least 32 base62 characters. */

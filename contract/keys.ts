@@ -10,6 +10,12 @@ export const SCOPES = [
   "billing:write",
   "keys:write",
 ] as const;
+/**
+ * The scopes that spend the balance or mint keys: a key holding one is the one to guard (the plan's
+ * access review, the policy's allow-list, a security finding in coverage and the report).
+ */
+export const SENSITIVE_SCOPES = ["billing:write", "keys:write"] as const satisfies readonly (typeof SCOPES)[number][];
+
 export const Scope = z.enum(SCOPES, { error: `is not a scope; use one of ${SCOPES.join(", ")}` });
 export type Scope = z.infer<typeof Scope>;
 

@@ -7,6 +7,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { shortType } from "../cli/format";
+import { textTable } from "../cli/table";
 
 export const USAGE = `usage: npm run demo -- [--keep] [--verbose] [--api-url URL --api-key KEY] [--with-ip]
 
@@ -164,8 +165,5 @@ export function summaryLines(out: QuickstartOutputs): string[] {
   }
   if (out.ip)
     rows.push(["IpAllocation", out.ip.ip, out.ip.id, `${out.ip.city} (${out.ip.asn}), health ${out.ip.health}`]);
-  const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => (row[column] ?? "").length)));
-  return rows.map((row) =>
-    row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] ?? 0) : cell)).join("  "),
-  );
+  return textTable(rows);
 }

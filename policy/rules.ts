@@ -1,8 +1,8 @@
 import type { EnforcementLevel, ResourceValidationArgs } from "@pulumi/policy";
 import { IpProduct } from "../contract";
+import { SENSITIVE_SCOPES } from "../contract/keys";
 import { DAY_MS } from "../contract/pricing";
 import { kindOfType, type ResourceKind } from "../provider/kinds";
-import { SENSITIVE_SCOPES } from "../provider/review";
 
 /**
  * The pack's rules: each checks one kind of resource, dynamic (`pulumi-nodejs:dynamic/proxy:ApiKey`)

@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { unknownValue } from "@pulumi/pulumi/runtime/rpc";
 import type { z } from "zod";
 
 /**
@@ -9,11 +10,9 @@ import type { z } from "zod";
  * resources during a preview) pass unvalidated, to be checked again once known.
  */
 
-/** The engine's placeholder for a value that is not known until an apply, as seen by a dynamic provider. */
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
+/** The engine's placeholder for a value not known until an apply: the Node SDK's own constant, as the native front reads it. */
 function isUnknown(value: unknown): boolean {
-  return value === UNKNOWN;
+  return value === unknownValue;
 }
 
 function containsUnknown(value: unknown): boolean {

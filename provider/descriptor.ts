@@ -61,6 +61,16 @@ export interface Descriptor<
   label(props: Record<string, unknown>): string;
   rules: KindRules<Descriptor<I, O, W>>;
   review: KindReview<Descriptor<I, O, W>>;
+  /**
+   * The dates in an object's recorded outputs at which it needs an `up` (a scheduled rotation) or
+   * stops working (an expiry): what `plan`, `drift` and `report` warn of. Kinds without any omit it.
+   */
+  deadlines?(outputs: Record<string, unknown>): Deadline[];
+}
+
+export interface Deadline {
+  event: "rotation" | "expiry";
+  at: Date;
 }
 
 /** What a change of one input does: updates in place, replaces the resource, or nothing at all. */

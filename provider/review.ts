@@ -39,8 +39,6 @@ export interface CostItem {
   willBeRefused?: boolean;
 }
 
-export const SENSITIVE_SCOPES = ["billing:write", "keys:write"] as const;
-
 export interface AccessEffects {
   keys: KeyAccessChange[];
   users: UserAccessChange[];

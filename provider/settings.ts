@@ -15,6 +15,8 @@ export const SETTING_KEYS = [
   "proxy:requestTimeoutSeconds",
 ] as const;
 export const CONFIG_KEYS = [...CREDENTIAL_KEYS, ...SETTING_KEYS] as const;
+/** The environment variable each credential falls back to when the stack sets none. */
+export const CREDENTIAL_ENV = { "proxy:apiUrl": "PROXY_API_URL", "proxy:apiKey": "PROXY_API_KEY" } as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 export type ConfigLookup = (key: ConfigKey) => string | undefined;
 
@@ -60,9 +62,9 @@ export function providerSettings(config: ConfigLookup): ProviderSettings {
 /** Every setting a client needs; a missing or malformed credential names the command that sets it. */
 export function apiSettings(config: ConfigLookup): ApiSettings {
   const configuredUrl = config("proxy:apiUrl");
-  const apiUrl = configuredUrl || process.env.PROXY_API_URL;
+  const apiUrl = configuredUrl || process.env[CREDENTIAL_ENV["proxy:apiUrl"]];
   const configuredKey = config("proxy:apiKey");
-  const apiKey = configuredKey || process.env.PROXY_API_KEY;
+  const apiKey = configuredKey || process.env[CREDENTIAL_ENV["proxy:apiKey"]];
   if (!apiUrl) {
     throw new Error(
       "pulumi-proxy: no API URL is configured. Run `pulumi config set proxy:apiUrl https://…` or set PROXY_API_URL.",

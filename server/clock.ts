@@ -1,3 +1,5 @@
+import { DAY_MS } from "../contract/pricing";
+
 /** Epoch milliseconds. Everything time-dependent in the server reads this, so tests can jump across
  * grace periods, month boundaries and rate windows without sleeping. */
 export interface Clock {
@@ -55,7 +57,8 @@ function assertFiniteTime(ms: number): void {
 export const SECOND_MS = 1000;
 export const MINUTE_MS = 60 * SECOND_MS;
 export const HOUR_MS = 60 * MINUTE_MS;
-export const DAY_MS = 24 * HOUR_MS;
+/** A day, as the contract counts an allocation's term and a key's schedule. */
+export { DAY_MS };
 
 export function isoTimestamp(ms: number): string {
   return new Date(ms).toISOString();

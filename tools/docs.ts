@@ -4,8 +4,10 @@
  * it. Committed under docs/reference/; test/docs/referenceDocs.test.ts fails when they differ from what
  * the schema produces. `npm run gen-docs` rewrites them after a change to a descriptor.
  */
+
 import fs from "node:fs";
 import path from "node:path";
+import { ID_PREFIXES } from "../contract/common";
 import { packageSchema } from "../provider/native/schema";
 import { packageVersion } from "../provider/native/version";
 import { generatedRegionFiles } from "./docRegions";
@@ -29,9 +31,9 @@ interface ResourceSchema {
 
 /** The id an import takes, as the API spells it (contract/endpoints.ts describes each path parameter). */
 const ID_EXAMPLES: Record<string, string> = {
-  ProxyUser: "pu_…",
-  ApiKey: "key_…",
-  IpAllocation: "alloc_…",
+  ProxyUser: `${ID_PREFIXES.proxyUser}_…`,
+  ApiKey: `${ID_PREFIXES.apiKey}_…`,
+  IpAllocation: `${ID_PREFIXES.allocation}_…`,
 };
 
 export const REFERENCE_DIR = path.join("docs", "reference");

@@ -10,7 +10,7 @@ import type { Deployment, StateResource } from "./cliStack";
  * - extra charges: allocation charges beyond the allocations the stack meant to make, plus
  *   address replacements beyond the ones it meant to make (each uses a free replacement or costs one);
  * - dead secrets: a key secret in state that is not the key's current secret, or a password that is
- *   not the proxy user's.
+ *   not the proxy user's, or either missing from a record that should hold it.
  */
 export interface CrashAudit {
   orphans: string[];
@@ -99,14 +99,19 @@ export async function auditCrash(server: ReferenceServer, state: Deployment, int
   for (const resource of managed) {
     const outputs = resource.outputs ?? {};
     const name = `${kindOf(resource)} ${resource.urn.split("::").pop()}`;
-    if (kindOf(resource) === "ApiKey" && outputs.secret !== undefined) {
-      if (!(await secretIsCurrent(server.url, String(resource.id), String(plain(outputs.secret))))) {
-        deadSecrets.push(name);
-      }
+    const secret = { ApiKey: "secret", ProxyUser: "password" }[kindOf(resource)];
+    if (!secret) continue;
+    const value = plain(outputs[secret]);
+    // A lost secret is as dead as a wrong one; only a key adopted with adoptId never had one in state.
+    if (value === undefined || value === null) {
+      if (!resource.inputs?.adoptId) deadSecrets.push(`${name} (no secret in state)`);
+      continue;
     }
-    if (kindOf(resource) === "ProxyUser" && outputs.password !== undefined) {
-      if (!server.control.passwordMatches(String(resource.id), String(plain(outputs.password)))) deadSecrets.push(name);
-    }
+    const works =
+      secret === "secret"
+        ? await secretIsCurrent(server.url, String(resource.id), String(value))
+        : server.control.passwordMatches(String(resource.id), String(value));
+    if (!works) deadSecrets.push(name);
   }
 
   return {

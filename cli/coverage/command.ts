@@ -1,5 +1,7 @@
 import fs from "node:fs";
+import { SENSITIVE_SCOPES } from "../../contract/keys";
 import { clientFor } from "../../provider/settings";
+import { type CliCommand, usageLines } from "../command";
 import {
   ENVIRONMENT_USAGE,
   openTargetStack,
@@ -11,13 +13,18 @@ import {
   stackTarget,
   UsageError,
 } from "../stack";
+import { textTable } from "../table";
 import { importFileOf, movingFileOf } from "./importFile";
-import { type CoverageReport, coverageOf, POWERFUL_SCOPES, stateNames } from "./report";
+import { type CoverageReport, coverageOf, stateNames } from "./report";
 
-const USAGE = `usage: pulumi-proxy coverage --stack <name> [--cwd <dir>] [--import-file <file> [--moving]] [--json] [--pulumi-root <dir>]
+const SYNOPSIS = [
+  "pulumi-proxy coverage --stack <name> [--cwd <dir>] [--import-file <file> [--moving]] [--json] [--pulumi-root <dir>]",
+];
+
+const USAGE = `${usageLines(SYNOPSIS)}
 
 Lists what the account holds and which of it the stack manages, by kind. Unmanaged API keys with
-${POWERFUL_SCOPES.join(" or ")} are named first, as a security finding. With --import-file, writes
+${SENSITIVE_SCOPES.join(" or ")} are named first, as a security finding. With --import-file, writes
 Pulumi's import file for every unmanaged object, with readable names, for
 \`pulumi import --file <file>\` into a stack that uses the native provider (README, "Moving to the
 native provider"). The key the stack's provider uses is never in the file: a destroy would revoke it.
@@ -80,18 +87,17 @@ export function formatCoverageText(report: CoverageReport, importFile: string | 
   const lines: string[] = [];
   if (report.findings.length > 0) {
     lines.push(
-      `Security: ${report.findings.length} API key(s) with ${POWERFUL_SCOPES.join(" or ")} that no stack manages:`,
+      `Security: ${report.findings.length} API key(s) with ${SENSITIVE_SCOPES.join(" or ")} that no stack manages:`,
     );
     for (const key of report.findings) lines.push(`  ${key.id}  "${key.name}"  ${key.scopes?.join(", ") ?? ""}`);
     lines.push("");
   }
   lines.push(`Coverage of stack ${report.stack}: ${report.percent} % of the account's objects are managed.`);
-  for (const kind of report.kinds) {
+  const kindRows = report.kinds.map((kind) => {
     const gone = kind.goneFromAccount.length > 0 ? `, ${kind.goneFromAccount.length} in state but gone` : "";
-    lines.push(
-      `  ${kind.type.padEnd(13)} ${kind.managed}/${kind.total} managed, ${kind.unmanaged.length} unmanaged${gone}`,
-    );
-  }
+    return [`  ${kind.type}`, `${kind.managed}/${kind.total} managed, ${kind.unmanaged.length} unmanaged${gone}`];
+  });
+  lines.push(...textTable(kindRows));
   if (report.credential) {
     lines.push(
       `  (key ${report.credential.id} "${report.credential.name}" is this stack's own credential: not counted, never imported)`,
@@ -143,3 +149,10 @@ export async function runCoverage(args: CoverageArgs): Promise<number> {
 export function coverageCommand(argv: string[]): Promise<number> {
   return runSubcommand("coverage", USAGE, argv, parseCoverageArgs, runCoverage);
 }
+
+export const command: CliCommand = {
+  name: "coverage",
+  summary: "what the account holds that the stack does not manage, and Pulumi's import file for it",
+  usage: SYNOPSIS,
+  run: coverageCommand,
+};

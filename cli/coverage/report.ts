@@ -1,10 +1,8 @@
 import type { Deployment } from "@pulumi/pulumi/automation";
+import { SENSITIVE_SCOPES } from "../../contract/keys";
 import { kindOfType } from "../../provider/kinds";
 import { KINDS, type NativeKind } from "../../provider/native/kinds";
 import type { ProxyClient } from "../../sdk";
-
-/** Scopes that let a key spend the balance or mint keys: such a key outside any stack is a security finding. */
-export const POWERFUL_SCOPES = ["billing:write", "keys:write"] as const;
 
 /** One object of the account, as the coverage report names it. */
 export interface AccountObject {
@@ -111,7 +109,8 @@ async function walk(kind: NativeKind, client: ProxyClient): Promise<Walked> {
   return walkedFrom(listed, requests);
 }
 
-const isPowerful = (object: AccountObject) => POWERFUL_SCOPES.some((scope) => object.scopes?.includes(scope));
+// A key with one of them outside any stack is a security finding.
+const isPowerful = (object: AccountObject) => SENSITIVE_SCOPES.some((scope) => object.scopes?.includes(scope));
 
 /**
  * What the account holds against what the stack manages: every kind's collection walked once, no

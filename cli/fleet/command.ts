@@ -1,14 +1,20 @@
 import { parseArgs } from "node:util";
+import { type CliCommand, usageLines } from "../command";
 import { ENVIRONMENT_USAGE, parseOrExplain, UsageError } from "../stack";
+import { textTable } from "../table";
 import { operatorStacks, yamlStream } from "./manifests";
 import { type FleetOp, runFleet, type ShardResult } from "./run";
 import { type FleetSpec, loadFleet, type Shard, shardsOf } from "./spec";
 import { fleetWorkspace } from "./workspace";
 
-export const FLEET_USAGE = `usage: pulumi-proxy fleet up|keys|refresh|destroy|prune --fleet <file or dir> [--shard <customer>]… [--json]
-       pulumi-proxy fleet shards --fleet <file or dir>          the shards as a JSON array (a CI matrix)
-       pulumi-proxy fleet operator --fleet <file or dir> --repo <git url> --backend <url> --api-url <url>
-                                   [--branch main] [--repo-dir <dir>] [--namespace <ns>]   Stack manifests
+const SYNOPSIS = [
+  "pulumi-proxy fleet up|keys|refresh|destroy|prune --fleet <file or dir> [--shard <customer>]… [--json]",
+  "pulumi-proxy fleet shards --fleet <file or dir>          the shards as a JSON array (a CI matrix)",
+  `pulumi-proxy fleet operator --fleet <file or dir> --repo <git url> --backend <url> --api-url <url>
+                                   [--branch main] [--repo-dir <dir>] [--namespace <ns>]   Stack manifests`,
+];
+
+export const FLEET_USAGE = `${usageLines(SYNOPSIS)}
 
 Runs one stack per customer of the fleet's users file, side by side (\`concurrency\` in the fleet
 file), each with its own API key holding only proxy-users:read, proxy-users:write and limits:write:
@@ -48,18 +54,10 @@ function summaryTable(results: ShardResult[]): string {
       result.error ? `error: ${result.error.split("\n").join(" | ")}` : changes(result),
     ]),
   ];
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
   const failed = results.filter((result) => result.outcome === "failed").length;
-  return [
-    ...rows.map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(column < 5 ? (widths[column] ?? 0) : 0))
-        .join("  ")
-        .trimEnd(),
-    ),
-    "",
-    `${results.length} stack${results.length === 1 ? "" : "s"}, ${failed} failed.`,
-  ].join("\n");
+  return [...textTable(rows), "", `${results.length} stack${results.length === 1 ? "" : "s"}, ${failed} failed.`].join(
+    "\n",
+  );
 }
 
 function parseFleetArgs(argv: string[]) {
@@ -146,3 +144,10 @@ export async function fleetCommand(argv: string[]): Promise<number> {
     return 1;
   }
 }
+
+export const command: CliCommand = {
+  name: "fleet",
+  summary: "one stack per customer, each with its own key: up, keys, refresh, destroy, prune, CI shards",
+  usage: SYNOPSIS,
+  run: fleetCommand,
+};

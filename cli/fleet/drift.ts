@@ -1,5 +1,5 @@
-import { type DriftReport, detectDrift } from "../drift";
-import { formatDriftTable, writeDriftOutput } from "../table";
+import { type DriftReport, detectDrift } from "../drift/detect";
+import { formatDriftTable, writeDriftOutput } from "../drift/table";
 import { eachFleetStack, type FleetStackResult, fleetFooter } from "./reports";
 
 /**

@@ -1,8 +1,7 @@
+import { DAY_MS } from "../../contract/pricing";
 import type { ApiKey, ProxyClient } from "../../sdk";
 import { isNotFound } from "../../sdk";
 import { type FleetSpec, SHARD_SCOPES, type Shard } from "./spec";
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** What the fleet did to a shard's key this run. */
 export type KeyAction = "minted" | "rotated" | "kept";

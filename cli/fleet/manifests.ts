@@ -1,3 +1,4 @@
+import type { ConfigKey } from "../../provider/settings";
 import type { FleetSpec, Shard } from "./spec";
 
 /**
@@ -49,10 +50,10 @@ export function operatorStacks(spec: FleetSpec, shards: Shard[], options: Operat
       config: {
         "fleet:customer": shard.stack,
         "fleet:usersFile": spec.usersFile,
-        "proxy:apiUrl": options.apiUrl,
+        ["proxy:apiUrl" satisfies ConfigKey]: options.apiUrl,
       },
       secretsRef: {
-        "proxy:apiKey": { type: "Secret", secret: { name: keySecretName(shard), key: "apiKey" } },
+        ["proxy:apiKey" satisfies ConfigKey]: { type: "Secret", secret: { name: keySecretName(shard), key: "apiKey" } },
       },
       envRefs: {
         PULUMI_CONFIG_PASSPHRASE: { type: "Secret", secret: { name: options.passphraseSecret, key: "passphrase" } },

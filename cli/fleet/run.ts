@@ -1,4 +1,5 @@
 import type { ConfigMap, Stack } from "@pulumi/pulumi/automation";
+import { type ConfigKey, CREDENTIAL_ENV } from "../../provider/settings";
 import { type ApiKey, ProxyClient } from "../../sdk";
 import { describeFailure, UsageError } from "../stack";
 import { type KeyAction, revokeKeys, shardKey } from "./keys";
@@ -30,8 +31,9 @@ export type FleetOp = "up" | "keys" | "refresh" | "destroy";
 
 /** The admin client: the key that mints the shards' keys (keys:write and every scope it hands out). */
 export function adminClient(): ProxyClient {
-  const baseUrl = process.env.PROXY_API_URL;
-  const apiKey = process.env.PROXY_API_KEY;
+  // The environment alone: the admin key is the operator's, never a stack's config.
+  const baseUrl = process.env[CREDENTIAL_ENV["proxy:apiUrl"]];
+  const apiKey = process.env[CREDENTIAL_ENV["proxy:apiKey"]];
   if (!baseUrl || !apiKey) {
     throw new UsageError(
       "PROXY_API_URL and PROXY_API_KEY must name the API and an admin key holding keys:write and " +
@@ -80,8 +82,8 @@ async function converge(
     "fleet:customer": { value: shard.stack },
     "fleet:usersFile": { value: spec.usersFile },
     "fleet:keyId": { value: key.keyId },
-    "proxy:apiUrl": { value: admin.baseUrl },
-    ...(key.secret ? { "proxy:apiKey": { value: key.secret, secret: true } } : {}),
+    ["proxy:apiUrl" satisfies ConfigKey]: { value: admin.baseUrl },
+    ...(key.secret ? { ["proxy:apiKey" satisfies ConfigKey]: { value: key.secret, secret: true } } : {}),
   });
   await revokeKeys(admin, key.retire);
   // Refreshed first, as a deployment should be: a change made outside Pulumi is undone, not kept.

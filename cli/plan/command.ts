@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { keyDeadlines, type StoredResource } from "../../provider/apiKey/deadlines";
+import { type CliCommand, usageLines } from "../command";
+import { keyDeadlines, type StoredResource } from "../deadlines";
 import { runFleetPlan } from "../fleet/plan";
 import { fleetOption, withFleetStack } from "../fleet/reports";
 import { loadFleet } from "../fleet/spec";
@@ -22,9 +23,13 @@ import { formatPlanMarkdown, formatPlanText } from "./render";
 import { describeAccess, describeChanges, planCost, reviewSteps } from "./review";
 import { previewSteps } from "./steps";
 
-const USAGE = `usage: pulumi-proxy plan --stack <name> [--cwd <dir>] [--refresh] [--policy-pack <dir> [--policy-pack-config <file>]]
-                          [--json | --markdown] [--pulumi-root <dir>]
-       pulumi-proxy plan --fleet <file or dir> [the same options]   every stack of a fleet, one report
+const SYNOPSIS = [
+  `pulumi-proxy plan --stack <name> [--cwd <dir>] [--refresh] [--policy-pack <dir> [--policy-pack-config <file>]]
+                          [--json | --markdown] [--pulumi-root <dir>]`,
+  "pulumi-proxy plan --fleet <file or dir> [the same options]   every stack of a fleet, one report",
+];
+
+const USAGE = `${usageLines(SYNOPSIS)}
 
 Runs \`pulumi preview\` on an existing stack and prints what it will do in a reviewer's words:
 every change with the properties that change, what it will cost (exactly, by the API's rules and
@@ -150,3 +155,10 @@ export async function planCommand(argv: string[]): Promise<number> {
     return PLAN_EXIT.error;
   }
 }
+
+export const command: CliCommand = {
+  name: "plan",
+  summary: "what the next `pulumi up` does, in a reviewer's words: changes, cost, access, policy verdicts",
+  usage: SYNOPSIS,
+  run: planCommand,
+};

@@ -1,16 +1,16 @@
-import type { KeyDeadline } from "../../provider/apiKey/deadlines";
 import type { AccessEffects, CostItem } from "../../provider/review";
+import type { KeyDeadline } from "../deadlines";
 import type { PolicySection } from "./policy";
 import type { PlanOp } from "./steps";
 
-export type { KeyDeadline } from "../../provider/apiKey/deadlines";
+export { SENSITIVE_SCOPES } from "../../contract/keys";
 export type {
   CeilingChange,
   CostItem,
   KeyAccessChange,
   UserAccessChange,
 } from "../../provider/review";
-export { SENSITIVE_SCOPES } from "../../provider/review";
+export type { KeyDeadline } from "../deadlines";
 export type { PolicySection, PolicyViolation } from "./policy";
 export type AccessSection = AccessEffects;
 

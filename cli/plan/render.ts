@@ -1,5 +1,5 @@
 import { formatDollars } from "../../contract/pricing";
-import { DUE_SOON_DAYS, describeDeadline } from "../../provider/apiKey/deadlines";
+import { DUE_SOON_DAYS, describeDeadline } from "../deadlines";
 import { formatValue } from "../format";
 import type { CeilingChange, CostItem, KeyAccessChange, PlanJson, PolicySection, ResourceChange } from "./model";
 

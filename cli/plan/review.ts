@@ -2,6 +2,7 @@ import { formatDollars } from "../../contract/pricing";
 import { type Descriptor, type ReviewChange, readInputs, upgradeState } from "../../provider/descriptor";
 import { kindOfType } from "../../provider/kinds";
 import type { AccessEffects, LiveAccount } from "../../provider/review";
+import { propertyDifferences } from "../engineEvents";
 import type { CostSection, PropertyChange, ResourceChange } from "./model";
 import type { PlannedStep } from "./steps";
 
@@ -11,35 +12,18 @@ import type { PlannedStep } from "./steps";
  * gathers their answers across the steps.
  */
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
-
+/** The inputs that change (the steps hold them masked), and whether each forces the replacement. */
 function propertyChanges(
   before: Record<string, unknown>,
   after: Record<string, unknown>,
   replaceKeys: string[],
-  prefix = "",
 ): PropertyChange[] {
-  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])]
-    // __identity and __provider are the provider's plumbing, not inputs anyone declared.
-    .filter((key) => prefix !== "" || !key.startsWith("__"))
-    .sort();
-  return keys.flatMap((key) => {
-    const path = prefix ? `${prefix}.${key}` : key;
-    const old = before[key];
-    const next = after[key];
-    if (isPlainObject(old) && isPlainObject(next)) return propertyChanges(old, next, replaceKeys, path);
-    if (JSON.stringify(old ?? null) === JSON.stringify(next ?? null)) return [];
-    const topLevel = path.split(".")[0] ?? path;
-    return [
-      {
-        path,
-        ...(old !== undefined && old !== null ? { before: old } : {}),
-        ...(next !== undefined && next !== null ? { after: next } : {}),
-        forcesReplacement: replaceKeys.includes(topLevel),
-      },
-    ];
-  });
+  return propertyDifferences(before, after).map(({ path, before: old, after: next }) => ({
+    path,
+    ...(old !== undefined && old !== null ? { before: old } : {}),
+    ...(next !== undefined && next !== null ? { after: next } : {}),
+    forcesReplacement: replaceKeys.includes(path.split(".")[0] ?? path),
+  }));
 }
 
 interface Reviewed {

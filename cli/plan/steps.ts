@@ -1,13 +1,7 @@
 import type { EngineEvent, Stack, StepEventMetadata } from "@pulumi/pulumi/automation";
-import { SECRET_SIGNATURE } from "../../provider/pulumiState";
-import { PROVIDER_INPUT } from "../../provider/stubs";
+import { isEngineOwnType, masked, resourceName } from "../engineEvents";
 import { shortType } from "../format";
 import { type PolicySection, policyCollector } from "./policy";
-
-/** How the engine shows a value that is known only after an apply, and how the plan prints it. */
-const ENGINE_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-export const UNKNOWN_VALUE = "[unknown]";
-export const SECRET_VALUE = "[secret]";
 
 export type PlanOp = "create" | "update" | "replace" | "delete";
 
@@ -30,8 +24,6 @@ export interface PlannedStep {
   replaceKeys: string[];
 }
 
-const IGNORED_TYPES = /^pulumi:(providers:|pulumi:Stack$)/;
-
 /** The engine names each part of a replacement; the reviewer sees one replacement. */
 const OPS: Record<string, PlanOp> = {
   create: "create",
@@ -42,23 +34,8 @@ const OPS: Record<string, PlanOp> = {
   "delete-replaced": "replace",
 };
 
-/** Secrets arrive as {ciphertext: "[secret]"}; unknowns as a sentinel string; `__provider` is the serialized provider. */
-export function reviewable(value: unknown): unknown {
-  if (value === ENGINE_UNKNOWN) return UNKNOWN_VALUE;
-  if (Array.isArray(value)) return value.map(reviewable);
-  if (value !== null && typeof value === "object") {
-    if ("ciphertext" in value || SECRET_SIGNATURE in value) return SECRET_VALUE;
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([key]) => key !== PROVIDER_INPUT)
-        .map(([key, inner]) => [key, reviewable(inner)]),
-    );
-  }
-  return value;
-}
-
 function bag(value: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  return value === undefined ? undefined : (reviewable(value) as Record<string, unknown>);
+  return value === undefined ? undefined : (masked(value) as Record<string, unknown>);
 }
 
 function stepOf(meta: StepEventMetadata, op: PlanOp): PlannedStep {
@@ -68,7 +45,7 @@ function stepOf(meta: StepEventMetadata, op: PlanOp): PlannedStep {
   const newInputs = op === "delete" ? undefined : bag(meta.new?.inputs);
   return {
     urn: meta.urn,
-    name: meta.urn.split("::").pop() ?? meta.urn,
+    name: resourceName(meta.urn),
     type: shortType(meta.type),
     op,
     ...(id ? { id } : {}),
@@ -88,7 +65,7 @@ export function stepCollector(): { onEvent: (event: EngineEvent) => void; steps:
   const steps = new Map<string, PlannedStep>();
   const onEvent = (event: EngineEvent) => {
     const meta = event.resourcePreEvent?.metadata;
-    if (!meta || IGNORED_TYPES.test(meta.type)) return;
+    if (!meta || isEngineOwnType(meta.type)) return;
     const op = OPS[meta.op];
     if (!op) return;
     // Of a replacement's three events, the `replace` one carries both the old and the new state.
@@ -124,11 +101,7 @@ export async function previewSteps(
     steps.onEvent(event);
     policy.onEvent(event);
     const diagnostic = event.diagnosticEvent;
-    if (
-      diagnostic?.severity === "error" &&
-      diagnostic.urn &&
-      !IGNORED_TYPES.test(diagnostic.urn.split("::")[2] ?? "")
-    ) {
+    if (diagnostic?.severity === "error" && diagnostic.urn && !isEngineOwnType(diagnostic.urn.split("::")[2] ?? "")) {
       resourceFailed = true;
     }
   };

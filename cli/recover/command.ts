@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { type CliCommand, usageLines } from "../command";
 import { runFleetRecover } from "../fleet/recover";
 import { fleetOption, withFleetStack } from "../fleet/reports";
 import { loadFleet } from "../fleet/spec";
@@ -13,8 +14,12 @@ import {
 } from "../stack";
 import { emptyReport, type RecoverArgs, RecoveryError, recoverStack } from "./steps";
 
-export const RECOVER_USAGE = `usage: pulumi-proxy recover --stack <name> [--cwd <dir>] [--up | --destroy] [--json] [--pulumi-root <dir>]
-       pulumi-proxy recover --fleet <file or dir> [--up | --destroy] [--json] [--pulumi-root <dir>]
+const SYNOPSIS = [
+  "pulumi-proxy recover --stack <name> [--cwd <dir>] [--up | --destroy] [--json] [--pulumi-root <dir>]",
+  "pulumi-proxy recover --fleet <file or dir> [--up | --destroy] [--json] [--pulumi-root <dir>]",
+];
+
+export const RECOVER_USAGE = `${usageLines(SYNOPSIS)}
 
 After a \`pulumi up\` or \`pulumi destroy\` was killed (a cancelled, timed-out or pre-empted CI job),
 brings the stack back to a consistent state, reading what the kill left from the backend itself:
@@ -107,3 +112,10 @@ export async function recoverCommand(argv: string[]): Promise<number> {
   if (target.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   return report.recovered ? 0 : 1;
 }
+
+export const command: CliCommand = {
+  name: "recover",
+  summary: "after a killed `pulumi up` or `destroy`: unlock the stack and finish or undo what it left",
+  usage: SYNOPSIS,
+  run: recoverCommand,
+};

@@ -4,6 +4,7 @@ import type { Deployment, Stack } from "@pulumi/pulumi/automation";
 import { CalendarDate } from "../../contract/common";
 import { apiSettings, clientFor } from "../../provider/settings";
 import type { ProxyClient } from "../../sdk";
+import { type CliCommand, usageLines } from "../command";
 import {
   ENVIRONMENT_USAGE,
   openTargetStack,
@@ -21,8 +22,12 @@ import { renderMarkdown } from "./markdown";
 import { buildReport, type Report, ROTATE_EVERY_DAYS_DEFAULT } from "./model";
 import { stackFacts } from "./stackFacts";
 
-const USAGE = `usage: pulumi-proxy report [--out <file>] [--markdown | --json] [--as-of <YYYY-MM-DD>] [--rotate-every <days>]
-                           [--stack <name> [--cwd <dir>] [--pulumi-root <dir>]]
+const SYNOPSIS = [
+  `pulumi-proxy report [--out <file>] [--markdown | --json] [--as-of <YYYY-MM-DD>] [--rotate-every <days>]
+                           [--stack <name> [--cwd <dir>] [--pulumi-root <dir>]]`,
+];
+
+const USAGE = `${usageLines(SYNOPSIS)}
 
 Reads an account (read-only) and writes one self-contained HTML page: every proxy user's traffic per
 day against its daily ceiling and cumulative against its monthly one, projected to month end at the
@@ -160,3 +165,10 @@ export async function runReport(args: ReportArgs): Promise<number> {
 export function reportCommand(argv: string[]): Promise<number> {
   return runSubcommand("report", USAGE, argv, parseReportArgs, runReport);
 }
+
+export const command: CliCommand = {
+  name: "report",
+  summary: "usage, ceilings, spend and keys of the account as one HTML page (or Markdown, or JSON)",
+  usage: SYNOPSIS,
+  run: reportCommand,
+};

@@ -1,7 +1,8 @@
+import { SENSITIVE_SCOPES } from "../../contract/keys";
 import { DAY_MS } from "../../contract/pricing";
-import type { KeyDeadline } from "../../provider/apiKey/deadlines";
-import { type CoverageReport, POWERFUL_SCOPES } from "../coverage/report";
-import type { ResourceDrift } from "../drift";
+import type { CoverageReport } from "../coverage/report";
+import type { KeyDeadline } from "../deadlines";
+import type { ResourceDrift } from "../drift/detect";
 import { type AccountData, isReadable, type Unreadable } from "./collect";
 import { type Crossing, monthOf, type ReportMonth, trafficByUser, type UserTraffic } from "./traffic";
 
@@ -89,7 +90,7 @@ function keyRows(data: AccountData, nowMs: number, rotateEveryDays: number, stac
       id: key.id,
       name: key.name,
       scopes: key.scopes,
-      powerful: POWERFUL_SCOPES.some((scope) => key.scopes.includes(scope)),
+      powerful: SENSITIVE_SCOPES.some((scope) => key.scopes.includes(scope)),
       createdAt: key.created_at,
       ageDays: Math.floor((nowMs - created) / DAY_MS),
       expiresAt: key.expires_at,

@@ -1,14 +1,13 @@
 import type { Deployment, Stack } from "@pulumi/pulumi/automation";
-import { rotationDueAt, secretSetAt } from "../../provider/apiKey/schema";
 import { kindOfType } from "../../provider/kinds";
 import type { ProxyClient } from "../../sdk";
 import { coverageOf, type Walked, walkedFrom } from "../coverage/report";
-import { detectDrift } from "../drift";
+import { detectDrift } from "../drift/detect";
 import { describeFailure } from "../stack";
 import { type AccountData, isReadable } from "./collect";
 import type { StackFacts } from "./model";
 
-/** When each key the stack rotates on a schedule (`rotateAfterDays`) is due, by key id. */
+/** When each object the stack rotates on a schedule (a key's `rotateAfterDays`) is due, by id, as its kind reads it. */
 function rotationsOf(deployment: Deployment): Map<string, string> {
   const rotations = new Map<string, string>();
   const resources = (deployment.deployment?.resources ?? []) as {
@@ -17,9 +16,12 @@ function rotationsOf(deployment: Deployment): Map<string, string> {
     outputs?: Record<string, unknown>;
   }[];
   for (const { type, id, outputs = {} } of resources) {
-    if (kindOfType(type)?.kind !== "apiKey" || !id) continue;
-    const due = rotationDueAt(outputs.rotateAfterDays, secretSetAt(outputs));
-    if (due && !Number.isNaN(due.getTime())) rotations.set(id, due.toISOString());
+    const due = id
+      ? kindOfType(type)
+          ?.deadlines?.(outputs)
+          .find((deadline) => deadline.event === "rotation")
+      : undefined;
+    if (id && due) rotations.set(id, due.at.toISOString());
   }
   return rotations;
 }

@@ -1,62 +1,15 @@
-import { DAY_MS } from "../../contract/pricing";
-import { kindOfType } from "../kinds";
+import type { Deadline } from "../descriptor";
 import { rotationDueAt, secretSetAt } from "./schema";
 
-/** How far ahead `pulumi-proxy plan` and `drift` look for a key's rotation or expiry. */
-export const DUE_SOON_DAYS = 7;
-
-/** A key whose scheduled rotation (`rotateAfterDays`) or expiry (`expiresAt`) is near or past. */
-export interface KeyDeadline {
-  urn: string;
-  /** The resource's name in the program. */
-  name: string;
-  /** The key's name at the API. */
-  keyName: string;
-  event: "rotation" | "expiry";
-  at: string;
-  /** Whole days from now until `at`, rounded toward zero: negative once it has passed. */
-  inDays: number;
-  /** `at` has passed: a rotation is overdue (the next `up` makes it), an expired key no longer works. */
-  passed: boolean;
-}
-
-/** A resource as the state holds it: dynamic and native keys alike, by their type token. */
-export interface StoredResource {
-  urn: string;
-  type: string;
-  outputs?: Record<string, unknown>;
-}
-
 /**
- * The keys of a stack due to rotate or expire within `DUE_SOON_DAYS`, soonest first, from the dates
- * the state recorded. Reads names and dates only, never a secret.
+ * A key's dates that call for someone: its scheduled rotation (`rotateAfterDays` after its secret was
+ * set) and its expiry (`expiresAt`), from the outputs the state recorded. Never reads the secret.
  */
-export function keyDeadlines(resources: readonly StoredResource[], nowMs: number): KeyDeadline[] {
-  const horizon = nowMs + DUE_SOON_DAYS * DAY_MS;
-  const deadlines: KeyDeadline[] = [];
-  for (const { urn, type, outputs = {} } of resources) {
-    if (kindOfType(type)?.kind !== "apiKey") continue;
-    const base = { urn, name: urn.split("::").pop() ?? urn, keyName: String(outputs.name ?? "?") };
-    const rotation = rotationDueAt(outputs.rotateAfterDays, secretSetAt(outputs));
-    const expiry = typeof outputs.expiresAt === "string" ? new Date(outputs.expiresAt) : undefined;
-    for (const [event, at] of [
-      ["rotation", rotation],
-      ["expiry", expiry],
-    ] as const) {
-      if (!at || Number.isNaN(at.getTime()) || at.getTime() > horizon) continue;
-      const inDays = Math.trunc((at.getTime() - nowMs) / DAY_MS);
-      deadlines.push({ ...base, event, at: at.toISOString(), inDays, passed: at.getTime() <= nowMs });
-    }
-  }
-  return deadlines.sort((a, b) => a.at.localeCompare(b.at));
-}
-
-/** One line for a reviewer: `reports (key "reports"): rotation due 2030-01-31T00:00:00.000Z, in 3 days`. */
-export function describeDeadline(deadline: KeyDeadline): string {
-  const what = deadline.event === "rotation" ? "rotation (rotateAfterDays) due" : "expires";
-  const days = Math.abs(deadline.inDays);
-  const span = days === 0 ? "less than a day" : `${days} day${days === 1 ? "" : "s"}`;
-  const consequence = deadline.event === "rotation" ? "the next up rotates it" : "the key no longer works";
-  const when = deadline.passed ? `${span} ago: ${consequence}` : `in ${span}`;
-  return `${deadline.name} (key "${deadline.keyName}"): ${what} ${deadline.at}, ${when}`;
+export function apiKeyDeadlines(outputs: Record<string, unknown>): Deadline[] {
+  const rotation = rotationDueAt(outputs.rotateAfterDays, secretSetAt(outputs));
+  const expiry = typeof outputs.expiresAt === "string" ? new Date(outputs.expiresAt) : undefined;
+  const deadlines: Deadline[] = [];
+  if (rotation && !Number.isNaN(rotation.getTime())) deadlines.push({ event: "rotation", at: rotation });
+  if (expiry && !Number.isNaN(expiry.getTime())) deadlines.push({ event: "expiry", at: expiry });
+  return deadlines;
 }

@@ -3,6 +3,7 @@ import type { ProviderContext } from "../context";
 import * as d from "../descriptor";
 import { createRecorded, keyedFor, rotateOnce } from "../exactlyOnce";
 import { explained, same, unlessGone } from "../shared";
+import { apiKeyDeadlines } from "./deadlines";
 import { apiKeyReview } from "./review";
 import {
   canonicalScopes,
@@ -103,6 +104,7 @@ export const apiKey = d.describeKind({
   statusOutputs: ["previousSecretExpiresAt"],
   label,
   review: apiKeyReview,
+  deadlines: apiKeyDeadlines,
   rules: {
     // The API refuses to create an expired key; say so at preview. A key whose expiry has since
     // passed is not blocked: only a new or changed value would be sent.

@@ -1,5 +1,6 @@
+import { SENSITIVE_SCOPES } from "../../contract/keys";
 import type { KindReview, ReviewChange } from "../descriptor";
-import { adoptionNotes, type KeyAccessChange, SENSITIVE_SCOPES } from "../review";
+import { adoptionNotes, type KeyAccessChange } from "../review";
 import { rotationOf, type Shape } from "./schema";
 
 type Change = ReviewChange<Shape>;

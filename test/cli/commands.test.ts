@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { COMMANDS } from "../../cli/commands";
 import { REPO_ROOT } from "../support/pulumi";
 
 const CLI = path.join(REPO_ROOT, "dist", "cli", "main.js");
@@ -39,6 +40,20 @@ describe("the pulumi-proxy command", () => {
 
   it("--version prints the package's version", async () => {
     expect(await run(["--version"])).toMatchObject({ code: 0, stdout: `pulumi-proxy ${VERSION}\n` });
+  });
+
+  it("--help prints the tool's usage, made from the command table: every command, no one command's description", async () => {
+    const help = await run(["--help"]);
+    expect(help.code).toBe(0);
+    for (const command of COMMANDS) {
+      const listed = help.stdout.split("\n").find((line) => line.startsWith(`  ${command.name} `));
+      expect(listed, command.name).toMatch(/^ {2}[a-z]+ +\S/);
+      expect(listed?.endsWith(command.summary), command.name).toBe(true);
+      for (const line of command.usage) expect(help.stdout).toContain(line);
+    }
+    // drift's own text (what it runs, its flags, its exit codes) is drift's --help, not the tool's.
+    expect(help.stdout).not.toContain("pulumi preview --refresh");
+    expect(help.stdout).not.toContain("Exit codes");
   });
 
   it("without a command says so, without a stray space, and shows the usage", async () => {

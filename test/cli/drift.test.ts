@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { DriftJson } from "../../cli/main";
+import type { DriftJson } from "../../cli/drift/command";
 import { type ExampleFixture, exampleFixture, expectNothingLeft } from "../examples/harness";
 import { runCli } from "../support/cli";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DriftJson } from "../../cli/main";
+import type { DriftJson } from "../../cli/drift/command";
 import type { PlanJson } from "../../cli/plan/model";
 import { formatPlanText } from "../../cli/plan/render";
 import { rotationOf, type State } from "../../provider/apiKey/schema";

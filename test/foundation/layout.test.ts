@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { COMMANDS } from "../../cli/commands";
 import { REPO_ROOT } from "../support/pulumi";
 
 const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as {
@@ -14,14 +15,28 @@ const exportTargets = () =>
   Object.values(manifest.exports).flatMap((target) => (typeof target === "string" ? [target] : Object.values(target)));
 
 describe("the rooms' layout", () => {
-  it("gives each CLI command of more than one file its own folder, as cli/plan/ has", () => {
-    const flat = fs
-      .readdirSync(path.join(REPO_ROOT, "cli"), { withFileTypes: true })
+  it("lays every CLI command out the same way: a folder with command.ts, listed once in the command table", async () => {
+    const cli = path.join(REPO_ROOT, "cli");
+    const entries = fs.readdirSync(cli, { withFileTypes: true });
+    const folders = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    expect(COMMANDS.map((command) => command.name).sort(), "the table lists each folder of cli/, once").toEqual(
+      folders.sort(),
+    );
+    for (const folder of folders) {
+      const entry = path.join(cli, folder, "command.ts");
+      expect(fs.existsSync(entry), `cli/${folder}/command.ts`).toBe(true);
+      const { command } = await import(entry);
+      expect(command?.name, `cli/${folder}/command.ts exports its command`).toBe(folder);
+      expect(COMMANDS, `cli/${folder} is in cli/commands.ts`).toContain(command);
+      for (const line of command.usage)
+        expect(line, `cli/${folder}'s usage`).toMatch(new RegExp(`^pulumi-proxy ${folder}\\b`));
+    }
+    // A command written as a flat file of cli/ (its usage text beside the shared helpers) is outside the shape.
+    const flatCommands = entries
       .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
-      .map((entry) => entry.name.replace(/\.ts$/, ""));
-    // `recover.ts` beside `recoverSteps.ts`: one command spread over the shared folder.
-    const spread = flat.filter((name) => flat.some((other) => other !== name && other.startsWith(name)));
-    expect(spread, "move these commands' files into cli/<command>/").toEqual([]);
+      .filter((entry) => /usage: pulumi-proxy [a-z]/.test(fs.readFileSync(path.join(cli, entry.name), "utf8")))
+      .map((entry) => entry.name);
+    expect(flatCommands, "move these commands into cli/<command>/command.ts").toEqual([]);
   });
 
   it("ships nothing that runs at run time from tools/, the build's room; the published subpaths still resolve", () => {

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { pluginCacheDir } from "../../cli/providerInstall";
+import { pluginCacheDir } from "../../cli/provider/command";
 import { outsideFolder } from "../support/outside";
 import { REPO_ROOT } from "../support/pulumi";
 import { portPrintedWithBarePath } from "./plugin";

@@ -48,6 +48,17 @@ describe("ProxyUser through the engine", () => {
     expect((await api.proxyUsers.get(id)).limits).toEqual({ daily_gb: 10, monthly_gb: 100 });
     expect((await stack.preview({ refresh: true })).changeSummary).toEqual({ same: 2 });
 
+    // An emergency disable outside Pulumi holds against `enabled: true` until the trigger changes.
+    await api.proxyUsers.update(id, { enabled: false });
+    const held = await stack.up({ refresh: true });
+    expect(held.outputs.disabledOutOfBand?.value).toBe(true);
+    expect((await api.proxyUsers.get(id)).enabled).toBe(false);
+    reenableTrigger = "incident-1-closed";
+    const reenabled = await stack.up({ refresh: true });
+    expect(reenabled.outputs.enabled?.value).toBe(true);
+    expect(reenabled.outputs.disabledOutOfBand?.value).toBe(false);
+    expect((await api.proxyUsers.get(id)).enabled).toBe(true);
+
     await stack.destroy();
     expect(fixture.server.control.snapshot().proxyUsers).toEqual([]);
   });

@@ -384,7 +384,7 @@ describe("the release folder (npm run release)", () => {
       it("destroys the user", async () => {
         const userId = (await pulumi(["stack", "output", "userId"])).stdout.trim();
         await pulumi(["destroy", "--yes"]);
-        await expect(api.proxyUsers.get(userId)).rejects.toThrow();
+        await expect(api.proxyUsers.get(userId)).rejects.toMatchObject({ status: 404 });
       });
     });
   }

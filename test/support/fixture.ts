@@ -1,5 +1,5 @@
 import type { PulumiFn } from "@pulumi/pulumi/automation";
-import { detectDrift } from "../../cli/drift";
+import { detectDrift } from "../../cli/drift/detect";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, type ReferenceServerOptions, startReferenceServer } from "../../server";
 import { createTestStack, type TestStack } from "./pulumi";

@@ -1,8 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
-import { packageVersion } from "../provider/native/version";
+import { packageVersion } from "../../provider/native/version";
+import { type CliCommand, usageLines } from "../command";
 
-const usage = () => `usage: pulumi-proxy sdk python | go
+const SYNOPSIS = ["pulumi-proxy sdk python | go"];
+
+const usage = () => `${usageLines(SYNOPSIS)}
 
 Prints the path of one of the native provider's SDKs inside this installed package.
 
@@ -16,7 +19,7 @@ Node programs need no install: they import the SDK from this package as \`pulumi
 Every SDK needs the provider plugin: \`npx pulumi-proxy provider install\`.`;
 
 /** The built SDKs sit beside the CLI in dist/: dist/native-sdk/<language>. */
-const SDK_ROOT = path.resolve(__dirname, "..", "native-sdk");
+const SDK_ROOT = path.resolve(__dirname, "..", "..", "native-sdk");
 
 export function sdkCommand(argv: string[]): number {
   if (argv.includes("--help") || argv.includes("-h")) {
@@ -43,3 +46,10 @@ export function sdkCommand(argv: string[]): number {
   process.stdout.write(`${path.join(dir, wheel)}\n`);
   return 0;
 }
+
+export const command: CliCommand = {
+  name: "sdk",
+  summary: "where the native provider's Python wheel or Go module is, for pip or go.mod",
+  usage: SYNOPSIS,
+  run: sdkCommand,
+};

@@ -1,10 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { packageVersion } from "../provider/native/version";
-import { accountHome } from "./pulumiCli";
+import { packageVersion } from "../../provider/native/version";
+import { type CliCommand, usageLines } from "../command";
+import { accountHome } from "../pulumiCli";
 
-const USAGE = `usage: pulumi-proxy provider install [--plugins-dir <dir>]
+const SYNOPSIS = ["pulumi-proxy provider install [--plugins-dir <dir>]"];
+
+const USAGE = `${usageLines(SYNOPSIS)}
 
 Puts the native \`proxy\` resource provider plugin where the Pulumi engine looks for it: the plugin
 cache, $PULUMI_HOME/plugins (default ~/.pulumi/plugins), as resource-proxy-v<version>/. The plugin is
@@ -45,7 +48,7 @@ function launcher(): string {
 export function installProvider(pluginsDir: string): string {
   const version = packageVersion();
   const dir = path.join(pluginsDir, `resource-proxy-v${version}`);
-  const bundle = path.resolve(__dirname, "..", "plugin", BUNDLE);
+  const bundle = path.resolve(__dirname, "..", "..", "plugin", BUNDLE);
   if (!fs.existsSync(bundle)) {
     throw new Error(`${bundle} is missing: this copy of pulumi-proxy is not built. Run \`npm run build\` first.`);
   }
@@ -89,3 +92,10 @@ export async function providerCommand(argv: string[]): Promise<number> {
   );
   return 0;
 }
+
+export const command: CliCommand = {
+  name: "provider",
+  summary: "put the native `proxy` provider plugin where Pulumi finds it",
+  usage: SYNOPSIS,
+  run: providerCommand,
+};

@@ -1,6 +1,7 @@
 import type { EngineEvent, Stack, StepEventMetadata } from "@pulumi/pulumi/automation";
-import { type KeyDeadline, keyDeadlines, type StoredResource } from "../provider/apiKey/deadlines";
-import { kindOfType } from "../provider/kinds";
+import { kindOfType } from "../../provider/kinds";
+import { type KeyDeadline, keyDeadlines, type StoredResource } from "../deadlines";
+import { isEngineOwnType, masked, propertyDifferences, resourceName } from "../engineEvents";
 
 export interface PropertyDrift {
   /** Dotted path, e.g. `limits.monthlyGb`. */
@@ -27,44 +28,23 @@ export interface DriftReport {
   keysDueSoon: KeyDeadline[];
 }
 
-const IGNORED_TYPES = /^pulumi:(providers:|pulumi:Stack$)/;
-
-function resourceName(urn: string): string {
-  return urn.split("::").pop() ?? urn;
-}
-
-/** Secrets arrive from the engine already masked as {ciphertext: "[secret]"}; keep them masked. */
-function comparable(value: unknown): unknown {
-  if (value && typeof value === "object" && "ciphertext" in (value as Record<string, unknown>)) return "[secret]";
-  return value;
-}
-
-function propertyDiffs(
-  recorded: Record<string, unknown>,
-  actual: Record<string, unknown>,
-  prefix = "",
-): PropertyDrift[] {
-  const keys = [...new Set([...Object.keys(recorded), ...Object.keys(actual)])]
-    // __provider and __identity are the provider's plumbing, not properties a user declared or reads.
-    .filter((key) => !key.startsWith("__"))
-    .sort();
-  return keys.flatMap((key) => {
-    const path = prefix ? `${prefix}.${key}` : key;
-    const before = comparable(recorded[key]);
-    const after = comparable(actual[key]);
-    const bothObjects = [before, after].every((v) => v !== null && typeof v === "object" && !Array.isArray(v));
-    if (bothObjects) return propertyDiffs(before as Record<string, unknown>, after as Record<string, unknown>, path);
-    return JSON.stringify(before) === JSON.stringify(after) ? [] : [{ path, recorded: before, actual: after }];
-  });
+/** The recorded and the refreshed outputs, masked alike, compared leaf by leaf. */
+function propertyDrifts(recorded: Record<string, unknown>, actual: Record<string, unknown>): PropertyDrift[] {
+  const bag = (outputs: Record<string, unknown>) => masked(outputs) as Record<string, unknown>;
+  return propertyDifferences(bag(recorded), bag(actual)).map(({ path, before, after }) => ({
+    path,
+    recorded: before,
+    actual: after,
+  }));
 }
 
 function driftOf(step: StepEventMetadata): ResourceDrift | undefined {
-  if (IGNORED_TYPES.test(step.type) || !step.old) return undefined;
+  if (isEngineOwnType(step.type) || !step.old) return undefined;
   const base = { urn: step.urn, name: resourceName(step.urn), type: step.type };
   if (!step.new) return { ...base, kind: "deleted", properties: [] };
   // Status outputs change without anyone touching the object (see the resource's declaration).
   const status = kindOfType(step.type)?.statusOutputs ?? [];
-  const properties = propertyDiffs(step.old.outputs ?? {}, step.new.outputs ?? {}).filter(
+  const properties = propertyDrifts(step.old.outputs ?? {}, step.new.outputs ?? {}).filter(
     (property) => !status.includes(property.path),
   );
   return properties.length > 0 ? { ...base, kind: "changed", properties } : undefined;
@@ -91,7 +71,7 @@ export async function detectDrift(
     if (step.op === "refresh") {
       const drift = event.resOutputsEvent ? driftOf(step) : undefined;
       if (drift) drifted.set(step.urn, drift);
-    } else if (step.op !== "same" && !IGNORED_TYPES.test(step.type)) {
+    } else if (step.op !== "same" && !isEngineOwnType(step.type)) {
       plannedOps.set(step.urn, step.op);
     }
   };

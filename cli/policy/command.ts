@@ -1,10 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { POLICY_PACK_NAME, RULES } from "../policy";
-import { packageVersion } from "../provider/native/version";
+import { POLICY_PACK_NAME, RULES } from "../../policy";
+import { packageVersion } from "../../provider/native/version";
+import { type CliCommand, usageLines } from "../command";
 
-const USAGE = `usage: pulumi-proxy policy init <dir>
+const SYNOPSIS = ["pulumi-proxy policy init <dir>"];
+
+const USAGE = `${usageLines(SYNOPSIS)}
 
 Writes a policy pack folder that runs this package's rules (pulumi-proxy/policy) in
 \`pulumi preview --policy-pack <dir>\`. Make <dir> inside the Pulumi project that installed
@@ -82,3 +85,10 @@ export function policyCommand(argv: string[]): number {
   );
   return 0;
 }
+
+export const command: CliCommand = {
+  name: "policy",
+  summary: "write a policy pack folder for `pulumi preview --policy-pack`, every rule at its defaults",
+  usage: SYNOPSIS,
+  run: policyCommand,
+};
