@@ -1,16 +1,28 @@
 /**
  * The parts of the hand-written docs that restate a fact kept elsewhere, generated from it so they
  * cannot drift: the config table from the schema's config, the resources and functions from the
- * schema, the commands from their pages in docs/commands/, the examples from their READMEs. A region
+ * schema, the commands and each command page's synopsis from the CLI's table of commands, the
+ * examples from their READMEs, the registry page's install blocks from the README's. A region
  * is the text between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`; `npm run gen-docs`
- * rewrites every region of every file in REGION_FILES, and test/docs/referenceDocs.test.ts fails when
+ * rewrites every region of every file of `regionFiles`, and test/docs/referenceDocs.test.ts fails when
  * one differs from what this module makes.
  */
 import fs from "node:fs";
 import path from "node:path";
+import { COMMANDS } from "../cli/commands";
 
-/** The files that hold regions, relative to the repository root. */
-export const REGION_FILES = ["README.md", path.join("docs", "installation-configuration.md")];
+/** The files that hold regions, relative to the repository root: the README, the registry page, each command's page. */
+export function regionFiles(repoRoot: string): string[] {
+  const commands = path.join("docs", "commands");
+  return [
+    "README.md",
+    path.join("docs", "installation-configuration.md"),
+    ...fs
+      .readdirSync(path.join(repoRoot, commands))
+      .sort()
+      .map((page) => path.join(commands, page)),
+  ];
+}
 
 interface ConfigVariable {
   description?: string;
@@ -73,17 +85,24 @@ function pageSummary(file: string): { title: string; summary: string } {
   return { title, summary: firstSentence(paragraph.join(" ")) };
 }
 
-function commandsList(repoRoot: string): string {
-  const dir = path.join(repoRoot, "docs", "commands");
-  const rows = fs
-    .readdirSync(dir)
-    .filter((file) => file.endsWith(".md"))
-    .sort()
-    .map((file) => {
-      const { title, summary } = pageSummary(path.join(dir, file));
-      return `| [\`${title}\`](docs/commands/${file}) | ${cell(summary)} |`;
-    });
-  return ["| Command | What it does |", "| --- | --- |", ...rows].join("\n");
+/** Every command of the tool, from the CLI's own table, linked to its page in docs/commands/. */
+function commandsList(): string {
+  const rows = COMMANDS.map(
+    (command) => `| [\`${command.name}\`](docs/commands/${command.name}.md) | ${cell(command.summary)} |`,
+  );
+  return ["| `pulumi-proxy …` | What it is for |", "| --- | --- |", ...rows].join("\n");
+}
+
+/** A command page's synopsis: the command's own usage lines, as its --help starts. */
+function synopsis(name: string): string | undefined {
+  const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (!command) return undefined;
+  return [
+    "<!-- readme:skip a synopsis ([…] marks options, not a command): generated from the command's usage -->",
+    "```sh",
+    ...command.usage,
+    "```",
+  ].join("\n");
 }
 
 function examplesList(repoRoot: string): string {
@@ -130,9 +149,12 @@ export function docRegions(schema: Record<string, unknown>, repoRoot: string, fi
   return {
     config: configTable(schema),
     resources: resourcesList(schema, toReference || "."),
-    commands: commandsList(repoRoot),
+    commands: commandsList(),
     examples: examplesList(repoRoot),
     install: installBlocks(repoRoot),
+    ...(path.dirname(file) === path.join("docs", "commands")
+      ? { synopsis: synopsis(path.basename(file, ".md")) ?? "" }
+      : {}),
   };
 }
 
@@ -148,7 +170,7 @@ export function fillRegions(text: string, regions: Record<string, string>, file:
 /** Each file of REGION_FILES → its text with its regions generated. */
 export function generatedRegionFiles(schema: Record<string, unknown>, repoRoot: string): Map<string, string> {
   return new Map(
-    REGION_FILES.map((file) => {
+    regionFiles(repoRoot).map((file) => {
       const text = fs.readFileSync(path.join(repoRoot, file), "utf8");
       return [file, fillRegions(text, docRegions(schema, repoRoot, file), file)];
     }),

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { COMMANDS } from "../../cli/commands";
 import { packageSchema } from "../../provider/native/schema";
 import { packageVersion } from "../../provider/native/version";
 import { generatedRegionFiles } from "../../tools/docRegions";
@@ -28,12 +29,17 @@ describe("the registry docs (docs/)", () => {
     }
   });
 
+  it("have one page per command of the tool, and none for a command it lacks", () => {
+    const pages = fs.readdirSync(path.join(DOCS, "commands")).map((page) => page.replace(/\.md$/, ""));
+    expect(pages.sort()).toEqual(COMMANDS.map((command) => command.name).sort());
+  });
+
   it("give each page an Import section with the exact command and what an import cannot recover", async () => {
     const schema = await packageSchema(packageVersion());
     const pages = referenceDocs(schema);
     for (const token of Object.keys(schema.resources as object)) {
       const page = [...pages.values()].find((text) => text.includes(`\`${token}\``)) ?? "";
-      expect(page, token).toMatch(new RegExp(`## Import\\n\\n\`\`\`sh\\npulumi import ${token} [a-z-]+ \\w+_… `));
+      expect(page, token).toMatch(new RegExp(`## Import\\n\\n<!-- readme:skip [^\\n]+ -->\\n\`\`\`sh\\npulumi import ${token} [a-z-]+ \\w+_… `));
     }
     expect(pages.get("api-key.md")).toMatch(/but `secret`, which the API shows only when the object is created/);
     expect(pages.get("proxy-user.md")).toMatch(/but `password`/);
