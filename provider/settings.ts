@@ -16,6 +16,19 @@ export const SETTING_KEYS = [
 ] as const;
 export const CONFIG_KEYS = [...CREDENTIAL_KEYS, ...SETTING_KEYS] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
+
+/** What each key sets, for the schema: the registry page and every generated SDK's config module. */
+export const CONFIG_DESCRIPTIONS: Record<ConfigKey, string> = {
+  "proxy:apiUrl": "The management API's base URL, with its scheme (https://api.example.com).",
+  "proxy:apiKey": "The API key (live_…) the provider acts with; set it with `pulumi config set --secret`.",
+  "proxy:rateLimitReserve": "Requests per minute left to other users of the same key (default 0).",
+  "proxy:retryWindowSeconds": "How long a request the API did not answer is tried again, in seconds.",
+  "proxy:requestTimeoutSeconds":
+    "How long one request waits for an answer before it is tried again, in seconds (1 or more).",
+};
+
+/** The environment variable each credential falls back to when the stack config leaves it out. */
+export const CONFIG_ENVIRONMENT = { "proxy:apiUrl": "PROXY_API_URL", "proxy:apiKey": "PROXY_API_KEY" } as const;
 export type ConfigLookup = (key: ConfigKey) => string | undefined;
 
 /** The provider's tuning in stack config. */
@@ -60,9 +73,9 @@ export function providerSettings(config: ConfigLookup): ProviderSettings {
 /** Every setting a client needs; a missing or malformed credential names the command that sets it. */
 export function apiSettings(config: ConfigLookup): ApiSettings {
   const configuredUrl = config("proxy:apiUrl");
-  const apiUrl = configuredUrl || process.env.PROXY_API_URL;
+  const apiUrl = configuredUrl || process.env[CONFIG_ENVIRONMENT["proxy:apiUrl"]];
   const configuredKey = config("proxy:apiKey");
-  const apiKey = configuredKey || process.env.PROXY_API_KEY;
+  const apiKey = configuredKey || process.env[CONFIG_ENVIRONMENT["proxy:apiKey"]];
   if (!apiUrl) {
     throw new Error(
       "pulumi-proxy: no API URL is configured. Run `pulumi config set proxy:apiUrl https://…` or set PROXY_API_URL.",
