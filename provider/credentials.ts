@@ -36,12 +36,27 @@ export function apiKeyIsPlaintextIn(stackConfig: string): boolean {
   return !/^\s+secure\s*:/.test(next ?? "");
 }
 
-type ConfigSecrecy = { isConfigSecret?: (key: string) => boolean };
+/** The part of @pulumi/pulumi's runtime (pinned) that its typings leave out: whether a config value is secret. */
+type ConfigSecrecy = { isConfigSecret?: unknown };
+
+/**
+ * Whether the stack config holds `key` as a secret, from @pulumi/pulumi's runtime. Without that export
+ * the refusal cannot tell a plaintext key from an encrypted one; it fails rather than let every key
+ * through unchecked.
+ */
+export function configSecrecy(runtime: object = pulumi.runtime): (key: string) => boolean {
+  const isSecret = (runtime as ConfigSecrecy).isConfigSecret;
+  if (typeof isSecret !== "function") {
+    throw new Error(
+      "pulumi-proxy: this @pulumi/pulumi has no runtime.isConfigSecret, which the refusal of a plaintext proxy:apiKey needs; install the @pulumi/pulumi version pulumi-proxy pins.",
+    );
+  }
+  return (key) => isSecret(key) === true;
+}
 
 export function refusePlaintextApiKey(): void {
-  const isSecret = (pulumi.runtime as unknown as ConfigSecrecy).isConfigSecret;
-  if (isSecret === undefined || pulumi.runtime.getConfig("proxy:apiKey") === undefined) return;
-  if (isSecret("proxy:apiKey")) return;
+  const isSecret = configSecrecy();
+  if (pulumi.runtime.getConfig("proxy:apiKey") === undefined || isSecret("proxy:apiKey")) return;
   throw new pulumi.RunError(PLAINTEXT_API_KEY_REFUSAL);
 }
 

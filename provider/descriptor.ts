@@ -47,6 +47,8 @@ export interface Descriptor<
   inputs: I;
   /** One field per output the resource exposes. */
   outputs: O;
+  /** Example inputs, for the schema's example in each language. */
+  example: z.input<z.ZodObject<I>>;
   /** Outputs stored encrypted and shown as [secret]. */
   secretOutputs: readonly string[];
   /**
@@ -78,7 +80,7 @@ export type Effect = "update" | "replace" | "none";
 /** A change decided by a rule of the kind: it sees the whole old state and the new inputs. */
 export type EffectRule = (olds: Record<string, unknown>, news: Record<string, unknown>) => Effect;
 
-const effects = new WeakMap<z.ZodType, Effect | EffectRule>();
+const effects = new WeakMap<z.core.$ZodType, Effect | EffectRule>();
 
 /** Marks an input field: changing it replaces the resource. */
 export function replaceOnChange<T extends z.ZodType>(field: T): T {
@@ -99,7 +101,7 @@ export function changeDecidedBy<T extends z.ZodType>(field: T, rule: EffectRule)
 }
 
 /** What a change of this field does, and whether its effect depends on the state. */
-export function effectOf(field: z.ZodType): Effect | EffectRule {
+export function effectOf(field: z.core.$ZodType): Effect | EffectRule {
   return effects.get(field) ?? "update";
 }
 
@@ -202,7 +204,10 @@ export function stateOf<D extends Descriptor>(inputs: InputsOf<D>, outputs: Outp
  * inputs compare like with like. null and absent both mean "not set": an optional input reads as
  * absent, a nullable output as null. A value today's schema refuses is kept: reading never fails.
  */
-export function upgradeState<D extends Descriptor>(descriptor: D, props: Record<string, unknown>): StateOf<D> {
+export function upgradeState<D extends Descriptor>(
+  descriptor: Pick<D, "inputs" | "outputs">,
+  props: Record<string, unknown>,
+): StateOf<D> {
   return parseLeniently(props, [...Object.entries(descriptor.outputs), ...Object.entries(descriptor.inputs)]);
 }
 

@@ -1,130 +1,75 @@
 import * as pulumi from "@pulumi/pulumi";
-import {
-  type Balance,
-  type BillingCharge,
-  type IpAllocation,
-  isNotFound,
-  type ProxyClient,
-  type ProxyUser,
-  type UsageReport,
-} from "../sdk";
-import { type Camelized, camelized } from "./camelized";
-import { apiSettings, clientFor as newClient, settingsIdentity } from "./settings";
-import { explain } from "./shared";
+import type { z } from "zod";
+import type { ProxyClient } from "../sdk";
+import { accountOf, type FunctionDescriptor, invokeFunction } from "./functions/descriptor";
+import { getBalance as balanceRead } from "./functions/getBalance";
+import { getCharges as chargesRead } from "./functions/getCharges";
+import { getIpAllocations as allocationsRead } from "./functions/getIpAllocations";
+import { getProxyUsers as proxyUsersRead } from "./functions/getProxyUsers";
+import { getUsage as usageRead } from "./functions/getUsage";
+import { lookupIpAllocation as allocationLookup } from "./functions/lookupIpAllocation";
+import { lookupProxyUser as proxyUserLookup } from "./functions/lookupProxyUser";
+import { apiSettings, type ConfigKey, clientFor as newClient, settingsIdentity } from "./settings";
 
 /**
- * Reads for a program: usage, balance, charges, and lookups of existing objects (to feed `adoptId`,
- * for example). Unlike the resources, these run in the program's own process, so they read the
- * stack config there: `proxy:apiUrl`, and `proxy:apiKey` as a secret, with PROXY_API_URL and
- * PROXY_API_KEY as the fallback, and the provider settings (settings.ts). The key taints nothing:
- * results are only as secret as the arguments.
+ * The functions (provider/functions/, the same descriptors the native provider serves) for a Node
+ * program using the dynamic resources, which have no plugin: they run in the program's own process,
+ * so they read the stack config there: `proxy:apiUrl`, and `proxy:apiKey` as a secret, with
+ * PROXY_API_URL and PROXY_API_KEY as the fallback, and the provider settings (settings.ts), unless
+ * the call is given credentials of its own. The key taints nothing: results are only as secret as
+ * the arguments.
  */
 
-export interface UsageArgs {
-  /** First day, `YYYY-MM-DD` (UTC), inclusive. */
-  from: pulumi.Input<string>;
-  /** Last day, `YYYY-MM-DD` (UTC), inclusive; at most 366 days after `from`. */
-  to: pulumi.Input<string>;
-  /** Only this proxy user (pu_…); default every proxy user of the account. */
-  proxyUserId?: pulumi.Input<string>;
-  /** One row per day (default) or per month. */
-  granularity?: pulumi.Input<"day" | "month">;
+type Fields<F extends FunctionDescriptor, P extends "inputs" | "outputs"> = z.ZodObject<F[P]>;
+/** A function's arguments as a program passes them: each a value, a promise or an output. */
+export type FunctionArgs<F extends FunctionDescriptor> = {
+  [K in keyof z.input<Fields<F, "inputs">>]: pulumi.Input<z.input<Fields<F, "inputs">>[K]>;
+};
+export type FunctionResult<F extends FunctionDescriptor> = z.output<Fields<F, "outputs">>;
+
+/** Credentials for one call, as an explicit provider would hold them; each left out falls back to the stack's. */
+export interface ReadOptions {
+  apiUrl?: pulumi.Input<string>;
+  /** Pass it as a secret (`config.requireSecret`); the result is not made secret by it. */
+  apiKey?: pulumi.Input<string>;
 }
 
+export type UsageArgs = FunctionArgs<typeof usageRead>;
+export type UsageResult = FunctionResult<typeof usageRead>;
 /** One (proxy user, period) pair with traffic; `periodStart` is `YYYY-MM-DD`, a month row's the 1st. */
-export type UsageRow = Camelized<UsageReport["usage"][number]>;
-
-export interface UsageResult {
-  /** Only (proxy user, period) pairs that carried traffic, by period, then by proxy user id. */
-  rows: UsageRow[];
-  totals: { bytes: number; requests: number };
-}
-
-export type BalanceResult = Camelized<Balance>;
-
-export interface ChargesArgs {
-  /** Only charges created at or after this instant (ISO 8601 date or timestamp); default all. */
-  since?: pulumi.Input<string>;
-}
-
-export type Charge = Camelized<BillingCharge>;
-
-export interface ChargesResult {
-  /** Newest first. */
-  charges: Charge[];
-  totalCents: number;
-}
-
-export type ProxyUserLookup = Camelized<ProxyUser>;
-
-export type IpAllocationLookup = Camelized<IpAllocation>;
+export type UsageRow = UsageResult["rows"][number];
+export type BalanceResult = FunctionResult<typeof balanceRead>;
+export type ChargesArgs = FunctionArgs<typeof chargesRead>;
+export type ChargesResult = FunctionResult<typeof chargesRead>;
+export type Charge = ChargesResult["charges"][number];
+export type ProxyUserLookup = FunctionResult<typeof proxyUserLookup>;
+export type IpAllocationLookup = FunctionResult<typeof allocationLookup>;
+export type ProxyUsersArgs = FunctionArgs<typeof proxyUsersRead>;
+export type ProxyUsersResult = FunctionResult<typeof proxyUsersRead>;
+export type IpAllocationsArgs = FunctionArgs<typeof allocationsRead>;
+export type IpAllocationsResult = FunctionResult<typeof allocationsRead>;
 
 /** Traffic for a period, optionally of one proxy user. Needs usage:read. */
-export function getUsage(args: UsageArgs): pulumi.Output<UsageResult> {
-  return read("getUsage", "read usage", args, async (client, { from, to, proxyUserId, granularity }) => {
-    const report: UsageReport = await client.usage.get({
-      from,
-      to,
-      ...(proxyUserId !== undefined ? { proxy_user_id: proxyUserId } : {}),
-      ...(granularity !== undefined ? { granularity } : {}),
-    });
-    return { rows: camelized(report.usage), totals: { ...report.totals } };
-  });
-}
-
+export const getUsage = (args: UsageArgs, opts?: ReadOptions) => read(usageRead, args, opts);
 /** The account's balance. Needs billing:read. */
-export function getBalance(): pulumi.Output<BalanceResult> {
-  return read("getBalance", "read the balance", {}, async (client) => {
-    return camelized(await client.billing.balance());
-  });
-}
-
+export const getBalance = (opts?: ReadOptions) => read(balanceRead, {}, opts);
 /** The account's charges, newest first, optionally only those since an instant. Needs billing:read. */
-export function getCharges(args: ChargesArgs = {}): pulumi.Output<ChargesResult> {
-  return read("getCharges", "list charges", args, async (client, { since }) => {
-    const from = since === undefined ? Number.NEGATIVE_INFINITY : Date.parse(since);
-    if (Number.isNaN(from))
-      throw new Error(`since must be an ISO 8601 date or timestamp, got ${JSON.stringify(since)}`);
-    const charges: Charge[] = [];
-    // Newest first: the walk stops at the first charge older than `since`.
-    for await (const charge of client.billing.charges({ limit: 200 })) {
-      if (Date.parse(charge.created_at) < from) break;
-      charges.push(camelized(charge));
-    }
-    return { charges, totalCents: charges.reduce((sum, charge) => sum + charge.amountCents, 0) };
-  });
-}
-
+export const getCharges = (args: ChargesArgs = {}, opts?: ReadOptions) => read(chargesRead, args, opts);
 /** An existing proxy user by name, for example to adopt it (`adoptId: user.id`). Needs proxy-users:read. */
-export function lookupProxyUser(args: { name: pulumi.Input<string> }): pulumi.Output<ProxyUserLookup> {
-  return read("lookupProxyUser", "look up a proxy user", args, async (client, { name }) => {
-    for await (const user of client.proxyUsers.list({ limit: 200 })) {
-      if (user.name === name) return camelized(user);
-    }
-    throw new Error(
-      `no proxy user is named ${JSON.stringify(name)} on this account. Check the name, or create it with a ProxyUser resource.`,
-    );
-  });
-}
-
+export const lookupProxyUser = (args: FunctionArgs<typeof proxyUserLookup>, opts?: ReadOptions) =>
+  read(proxyUserLookup, args, opts);
 /** An allocation by its current address (or its alloc_… id). Needs proxy-users:read. */
-export function lookupIpAllocation(args: { address: pulumi.Input<string> }): pulumi.Output<IpAllocationLookup> {
-  return read("lookupIpAllocation", "look up an allocation", args, async (client, { address }) => {
-    try {
-      return camelized(await client.ips.get(address));
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-      throw new Error(
-        `the account holds no allocation at ${address}. Check the address, or allocate one with an IpAllocation resource.`,
-      );
-    }
-  });
-}
+export const lookupIpAllocation = (args: FunctionArgs<typeof allocationLookup>, opts?: ReadOptions) =>
+  read(allocationLookup, args, opts);
+/** Every proxy user the key sees, optionally only the enabled or disabled ones. Needs proxy-users:read. */
+export const getProxyUsers = (args: ProxyUsersArgs = {}, opts?: ReadOptions) => read(proxyUsersRead, args, opts);
+/** Every allocation the key sees, optionally of one product, country or city. Needs proxy-users:read. */
+export const getIpAllocations = (args: IpAllocationsArgs = {}, opts?: ReadOptions) => read(allocationsRead, args, opts);
 
 /**
  * Runs one read once its arguments are known. The result is exactly as secret as the arguments: the
- * API key is read from the raw config, not joined in as a secret Output, and the failure is a
- * RunError, which the run harness prints as its one-line message.
+ * API key is read from the raw config (or unwrapped from its secret), not joined in as a secret
+ * Output, and the failure is a RunError, which the run harness prints as its one-line message.
  *
  * The result is marked as observed (`observeFailure`): @pulumi/pulumi's run harness keeps a V8
  * debugger session enabled (runtime/closure/v8Hooks.js), and with a debugger enabled every rejection
@@ -136,26 +81,26 @@ export function lookupIpAllocation(args: { address: pulumi.Input<string> }): pul
  * all, holding a V8 handle per step outside the JS heap: 21 GB in two minutes, before the harness
  * could print the error. A handler at the end of the chain ends every walk at the first path.
  */
-function read<A extends object, R>(
-  name: string,
-  action: string,
-  args: { [K in keyof A]: pulumi.Input<A[K]> },
-  call: (client: ProxyClient, args: pulumi.Unwrap<A>) => Promise<R>,
-): pulumi.Output<R> {
-  const resolvedArgs = pulumi.output(args) as pulumi.Output<pulumi.Unwrap<A>>;
+function read<F extends FunctionDescriptor>(
+  descriptor: F,
+  args: FunctionArgs<F>,
+  opts: ReadOptions = {},
+): pulumi.Output<FunctionResult<F>> {
+  const credentials = pulumi.unsecret(pulumi.output({ apiUrl: opts.apiUrl, apiKey: opts.apiKey }));
   const config = new pulumi.Config("proxy");
-  const apiUrl = config.get("apiUrl") || process.env.PROXY_API_URL;
-  const apiKey = pulumi.runtime.getConfig("proxy:apiKey") || process.env.PROXY_API_KEY;
-  const result = resolvedArgs.apply(async (known) => {
+  const stack = { apiUrl: config.get("apiUrl"), apiKey: pulumi.runtime.getConfig("proxy:apiKey") };
+  const result = pulumi.all([pulumi.output(args), credentials]).apply(async ([known, given]) => {
+    const apiUrl = given.apiUrl || stack.apiUrl;
+    const apiKey = given.apiKey || stack.apiKey;
     try {
-      return await call(clientFor(apiUrl, apiKey), known as pulumi.Unwrap<A>);
+      return await invokeFunction(descriptor, () => session(apiUrl, apiKey), known as Record<string, unknown>);
     } catch (error) {
       // A RunError: the run harness prints its message alone. Any other error it renders with
       // util.inspect, which loops on the source-mapped frames of @pulumi/pulumi (node_modules/@pulumi/
       // output.ts: nodejs/node#64011), growing the program to gigabytes instead of printing it.
-      throw new pulumi.RunError(explain(name, action, error).message);
+      throw new pulumi.RunError((error as Error).message);
     }
-  }) as pulumi.Output<R>;
+  }) as pulumi.Output<FunctionResult<F>>;
   observeFailure(result);
   return result;
 }
@@ -181,11 +126,10 @@ function observeFailure(result: pulumi.Output<unknown>): void {
 let cached: { identity: string; client: ProxyClient } | undefined;
 
 /** The program's client: the same settings as the resources' provider process, from the same stack config. */
-function clientFor(apiUrl: string | undefined, apiKey: string | undefined): ProxyClient {
-  const settings = apiSettings((key) =>
-    key === "proxy:apiUrl" ? apiUrl : key === "proxy:apiKey" ? apiKey : pulumi.runtime.getConfig(key),
-  );
+function session(apiUrl: string | undefined, apiKey: string | undefined) {
+  const given: Partial<Record<ConfigKey, string | undefined>> = { "proxy:apiUrl": apiUrl, "proxy:apiKey": apiKey };
+  const settings = apiSettings((key) => (key in given ? given[key] : pulumi.runtime.getConfig(key)));
   const identity = settingsIdentity(settings);
   if (cached?.identity !== identity) cached = { identity, client: newClient(settings, "pulumi-proxy-functions") };
-  return cached.client;
+  return { client: cached.client, account: accountOf(settings) };
 }

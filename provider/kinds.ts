@@ -1,5 +1,12 @@
 import { apiKey } from "./apiKey/descriptor";
 import type { Descriptor } from "./descriptor";
+import { getBalance } from "./functions/getBalance";
+import { getCharges } from "./functions/getCharges";
+import { getIpAllocations } from "./functions/getIpAllocations";
+import { getProxyUsers } from "./functions/getProxyUsers";
+import { getUsage } from "./functions/getUsage";
+import { lookupIpAllocation } from "./functions/lookupIpAllocation";
+import { lookupProxyUser } from "./functions/lookupProxyUser";
 import { ipAllocation } from "./ipAllocation/descriptor";
 import { proxyUser } from "./proxyUser/descriptor";
 
@@ -9,6 +16,21 @@ import { proxyUser } from "./proxyUser/descriptor";
  * of its own (see the README's Contributing section).
  */
 export const KINDS = [proxyUser, apiKey, ipAllocation] as const;
+
+/**
+ * Every function (a read a program makes), once: the native provider serves each through `Invoke`,
+ * the schema and so every generated SDK lists it, and the Node functions wrap it. A new function is
+ * a file in provider/functions/ and an entry here.
+ */
+export const FUNCTIONS = [
+  getUsage,
+  getBalance,
+  getCharges,
+  lookupProxyUser,
+  lookupIpAllocation,
+  getProxyUsers,
+  getIpAllocations,
+] as const;
 
 export type ResourceKind = (typeof KINDS)[number]["kind"];
 

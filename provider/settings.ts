@@ -18,6 +18,17 @@ export const CONFIG_KEYS = [...CREDENTIAL_KEYS, ...SETTING_KEYS] as const;
 /** The environment variable each credential falls back to when the stack sets none. */
 export const CREDENTIAL_ENV = { "proxy:apiUrl": "PROXY_API_URL", "proxy:apiKey": "PROXY_API_KEY" } as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
+
+/** What each key sets, for the schema: the registry page and every generated SDK's config module. */
+export const CONFIG_DESCRIPTIONS: Record<ConfigKey, string> = {
+  "proxy:apiUrl": "The management API's base URL, with its scheme (https://api.example.com).",
+  "proxy:apiKey": "The API key (live_…) the provider acts with; set it with `pulumi config set --secret`.",
+  "proxy:rateLimitReserve": "Requests per minute left to other users of the same key (default 0).",
+  "proxy:retryWindowSeconds": "How long a request the API did not answer is tried again, in seconds.",
+  "proxy:requestTimeoutSeconds":
+    "How long one request waits for an answer before it is tried again, in seconds (1 or more).",
+};
+
 export type ConfigLookup = (key: ConfigKey) => string | undefined;
 
 /** The provider's tuning in stack config. */

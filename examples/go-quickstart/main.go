@@ -24,7 +24,7 @@ func main() {
 		}
 		reporting, err := proxy.NewApiKey(ctx, "reporting", &proxy.ApiKeyArgs{
 			Name:   pulumi.String(prefix + "-reporting"),
-			Scopes: pulumi.StringArray{pulumi.String("usage:read")},
+			Scopes: proxy.ScopeArray{proxy.ScopeUsageRead},
 		})
 		if err != nil {
 			return err
@@ -41,7 +41,7 @@ func main() {
 			return nil
 		}
 		address, err := proxy.NewIpAllocation(ctx, "us-isp", &proxy.IpAllocationArgs{
-			Product: pulumi.String("isp"), Country: pulumi.String("us"), City: pulumi.String("new york"),
+			Product: proxy.ProductIsp, Country: pulumi.String("us"), City: pulumi.String("new york"),
 		})
 		if err != nil {
 			return err

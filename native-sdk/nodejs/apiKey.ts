@@ -2,10 +2,26 @@
 // *** Do not edit by hand unless you're certain you know what you are doing! ***
 
 import * as pulumi from "@pulumi/pulumi";
+import * as inputs from "./types/input";
+import * as outputs from "./types/output";
+import * as enums from "./types/enums";
 import * as utilities from "./utilities";
 
 /**
  * A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state.
+ *
+ * ## Example Usage
+ * ### An ApiKey
+ *
+ * ```typescript
+ * import * as proxy from "pulumi-proxy/native";
+ *
+ * const apiKey = new proxy.ApiKey("apiKey", {
+ *     name: "ci-usage",
+ *     scopes: ["usage:read"],
+ *     graceHours: 24,
+ * });
+ * ```
  */
 export class ApiKey extends pulumi.CustomResource {
     /**
@@ -34,6 +50,9 @@ export class ApiKey extends pulumi.CustomResource {
         return obj['__pulumiType'] === ApiKey.__pulumiType;
     }
 
+    /**
+     * When the key was created (ISO 8601, UTC).
+     */
     declare public /*out*/ readonly createdAt: pulumi.Output<string>;
     /**
      * ISO 8601 UTC expiry, in the future; changing it replaces the key.
@@ -43,6 +62,9 @@ export class ApiKey extends pulumi.CustomResource {
      * The key's id (key_…).
      */
     declare public /*out*/ readonly keyId: pulumi.Output<string>;
+    /**
+     * When the secret was last rotated; null if never.
+     */
     declare public /*out*/ readonly lastRotatedAt: pulumi.Output<string | undefined>;
     /**
      * 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked).
@@ -55,7 +77,7 @@ export class ApiKey extends pulumi.CustomResource {
     /**
      * A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
      */
-    declare public readonly scopes: pulumi.Output<string[]>;
+    declare public readonly scopes: pulumi.Output<enums.Scope[]>;
     /**
      * The full secret: present after create or a rotation, never readable again from the API; null when adopted or imported, until the next rotation.
      */
@@ -152,5 +174,5 @@ export interface ApiKeyArgs {
     /**
      * A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
      */
-    scopes: pulumi.Input<pulumi.Input<string>[]>;
+    scopes: pulumi.Input<pulumi.Input<enums.Scope>[]>;
 }

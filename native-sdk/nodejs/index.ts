@@ -10,10 +10,45 @@ export type ApiKey = import("./apiKey").ApiKey;
 export const ApiKey: typeof import("./apiKey").ApiKey = null as any;
 utilities.lazyLoad(exports, ["ApiKey"], () => require("./apiKey"));
 
+export { GetBalanceResult } from "./getBalance";
+export const getBalance: typeof import("./getBalance").getBalance = null as any;
+export const getBalanceOutput: typeof import("./getBalance").getBalanceOutput = null as any;
+utilities.lazyLoad(exports, ["getBalance","getBalanceOutput"], () => require("./getBalance"));
+
+export { GetChargesArgs, GetChargesResult, GetChargesOutputArgs } from "./getCharges";
+export const getCharges: typeof import("./getCharges").getCharges = null as any;
+export const getChargesOutput: typeof import("./getCharges").getChargesOutput = null as any;
+utilities.lazyLoad(exports, ["getCharges","getChargesOutput"], () => require("./getCharges"));
+
+export { GetIpAllocationsArgs, GetIpAllocationsResult, GetIpAllocationsOutputArgs } from "./getIpAllocations";
+export const getIpAllocations: typeof import("./getIpAllocations").getIpAllocations = null as any;
+export const getIpAllocationsOutput: typeof import("./getIpAllocations").getIpAllocationsOutput = null as any;
+utilities.lazyLoad(exports, ["getIpAllocations","getIpAllocationsOutput"], () => require("./getIpAllocations"));
+
+export { GetProxyUsersArgs, GetProxyUsersResult, GetProxyUsersOutputArgs } from "./getProxyUsers";
+export const getProxyUsers: typeof import("./getProxyUsers").getProxyUsers = null as any;
+export const getProxyUsersOutput: typeof import("./getProxyUsers").getProxyUsersOutput = null as any;
+utilities.lazyLoad(exports, ["getProxyUsers","getProxyUsersOutput"], () => require("./getProxyUsers"));
+
+export { GetUsageArgs, GetUsageResult, GetUsageOutputArgs } from "./getUsage";
+export const getUsage: typeof import("./getUsage").getUsage = null as any;
+export const getUsageOutput: typeof import("./getUsage").getUsageOutput = null as any;
+utilities.lazyLoad(exports, ["getUsage","getUsageOutput"], () => require("./getUsage"));
+
 export { IpAllocationArgs } from "./ipAllocation";
 export type IpAllocation = import("./ipAllocation").IpAllocation;
 export const IpAllocation: typeof import("./ipAllocation").IpAllocation = null as any;
 utilities.lazyLoad(exports, ["IpAllocation"], () => require("./ipAllocation"));
+
+export { LookupIpAllocationArgs, LookupIpAllocationResult, LookupIpAllocationOutputArgs } from "./lookupIpAllocation";
+export const lookupIpAllocation: typeof import("./lookupIpAllocation").lookupIpAllocation = null as any;
+export const lookupIpAllocationOutput: typeof import("./lookupIpAllocation").lookupIpAllocationOutput = null as any;
+utilities.lazyLoad(exports, ["lookupIpAllocation","lookupIpAllocationOutput"], () => require("./lookupIpAllocation"));
+
+export { LookupProxyUserArgs, LookupProxyUserResult, LookupProxyUserOutputArgs } from "./lookupProxyUser";
+export const lookupProxyUser: typeof import("./lookupProxyUser").lookupProxyUser = null as any;
+export const lookupProxyUserOutput: typeof import("./lookupProxyUser").lookupProxyUserOutput = null as any;
+utilities.lazyLoad(exports, ["lookupProxyUser","lookupProxyUserOutput"], () => require("./lookupProxyUser"));
 
 export { ProviderArgs } from "./provider";
 export type Provider = import("./provider").Provider;
@@ -25,6 +60,9 @@ export type ProxyUser = import("./proxyUser").ProxyUser;
 export const ProxyUser: typeof import("./proxyUser").ProxyUser = null as any;
 utilities.lazyLoad(exports, ["ProxyUser"], () => require("./proxyUser"));
 
+
+// Export enums:
+export * from "./types/enums";
 
 // Export sub-modules:
 import * as config from "./config";

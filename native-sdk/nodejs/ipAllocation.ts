@@ -2,10 +2,26 @@
 // *** Do not edit by hand unless you're certain you know what you are doing! ***
 
 import * as pulumi from "@pulumi/pulumi";
+import * as inputs from "./types/input";
+import * as outputs from "./types/output";
+import * as enums from "./types/enums";
 import * as utilities from "./utilities";
 
 /**
  * An allocated ISP or dedicated address. The resource id is the stable allocation id; `ip` may change.
+ *
+ * ## Example Usage
+ * ### An IpAllocation
+ *
+ * ```typescript
+ * import * as proxy from "pulumi-proxy/native";
+ *
+ * const ipAllocation = new proxy.IpAllocation("ipAllocation", {
+ *     product: "isp",
+ *     country: "us",
+ *     city: "new york",
+ * });
+ * ```
  */
 export class IpAllocation extends pulumi.CustomResource {
     /**
@@ -34,12 +50,21 @@ export class IpAllocation extends pulumi.CustomResource {
         return obj['__pulumiType'] === IpAllocation.__pulumiType;
     }
 
+    /**
+     * When the address was allocated (ISO 8601, UTC).
+     */
     declare public /*out*/ readonly allocatedAt: pulumi.Output<string>;
     /**
      * The allocation's id (alloc_…); it stays when the address is swapped.
      */
     declare public /*out*/ readonly allocationId: pulumi.Output<string>;
+    /**
+     * The autonomous system announcing the address.
+     */
     declare public /*out*/ readonly asn: pulumi.Output<string>;
+    /**
+     * How many blacklists list the address.
+     */
     declare public /*out*/ readonly blacklists: pulumi.Output<number>;
     /**
      * The city the address is in, as the API reports it.
@@ -49,8 +74,14 @@ export class IpAllocation extends pulumi.CustomResource {
      * Two-letter country code, e.g. "de". Changing it replaces the allocation.
      */
     declare public readonly country: pulumi.Output<string>;
+    /**
+     * Replacements left this month at no charge.
+     */
     declare public /*out*/ readonly freeReplacementsRemaining: pulumi.Output<number>;
-    declare public /*out*/ readonly health: pulumi.Output<string>;
+    /**
+     * The address's reputation as the service monitors it: good, degraded or bad.
+     */
+    declare public /*out*/ readonly health: pulumi.Output<enums.Health>;
     /**
      * The address the allocation holds now.
      */
@@ -66,8 +97,14 @@ export class IpAllocation extends pulumi.CustomResource {
     /**
      * "isp" or "dedicated". Changing it replaces the allocation.
      */
-    declare public readonly product: pulumi.Output<string>;
+    declare public readonly product: pulumi.Output<enums.Product>;
+    /**
+     * When the allocation next renews and is charged (ISO 8601, UTC).
+     */
     declare public /*out*/ readonly renewsAt: pulumi.Output<string>;
+    /**
+     * Replacements made this calendar month.
+     */
     declare public /*out*/ readonly replacementsThisMonth: pulumi.Output<number>;
     /**
      * The city the program asks for; null when any city of the country will do (absent in older state).
@@ -162,7 +199,7 @@ export interface IpAllocationArgs {
     /**
      * "isp" or "dedicated". Changing it replaces the allocation.
      */
-    product: pulumi.Input<string>;
+    product: pulumi.Input<enums.Product>;
     /**
      * Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other".
      */

@@ -4,6 +4,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
+/**
+ * The proxy service's provider: the API it manages and the key it acts with.
+ */
 export class Provider extends pulumi.ProviderResource {
     /** @internal */
     public static readonly __pulumiType = 'proxy';
@@ -46,9 +49,24 @@ export class Provider extends pulumi.ProviderResource {
  * The set of arguments for constructing a Provider resource.
  */
 export interface ProviderArgs {
+    /**
+     * The API key (live_…) the provider acts with; set it with `pulumi config set --secret`.
+     */
     apiKey?: pulumi.Input<string | undefined>;
+    /**
+     * The management API's base URL, with its scheme (https://api.example.com).
+     */
     apiUrl?: pulumi.Input<string | undefined>;
+    /**
+     * Requests per minute left to other users of the same key (default 0).
+     */
     rateLimitReserve?: pulumi.Input<number | undefined>;
+    /**
+     * How long one request waits for an answer before it is tried again, in seconds (1 or more).
+     */
     requestTimeoutSeconds?: pulumi.Input<number | undefined>;
+    /**
+     * How long a request the API did not answer is tried again, in seconds.
+     */
     retryWindowSeconds?: pulumi.Input<number | undefined>;
 }

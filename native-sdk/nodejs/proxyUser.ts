@@ -4,10 +4,26 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as inputs from "./types/input";
 import * as outputs from "./types/output";
+import * as enums from "./types/enums";
 import * as utilities from "./utilities";
 
 /**
  * A gateway login with traffic ceilings. The gateway password is a secret output.
+ *
+ * ## Example Usage
+ * ### A ProxyUser
+ *
+ * ```typescript
+ * import * as proxy from "pulumi-proxy/native";
+ *
+ * const proxyUser = new proxy.ProxyUser("proxyUser", {
+ *     name: "scraper",
+ *     limits: {
+ *         dailyGb: 5,
+ *         monthlyGb: 100,
+ *     },
+ * });
+ * ```
  */
 export class ProxyUser extends pulumi.CustomResource {
     /**
@@ -36,6 +52,9 @@ export class ProxyUser extends pulumi.CustomResource {
         return obj['__pulumiType'] === ProxyUser.__pulumiType;
     }
 
+    /**
+     * When the user was created (ISO 8601, UTC).
+     */
     declare public /*out*/ readonly createdAt: pulumi.Output<string>;
     /**
      * True while the user is disabled by someone other than this stack.
@@ -61,6 +80,9 @@ export class ProxyUser extends pulumi.CustomResource {
      * The proxy user's id (pu_…).
      */
     declare public /*out*/ readonly proxyUserId: pulumi.Output<string>;
+    /**
+     * When the user last changed (ISO 8601, UTC).
+     */
     declare public /*out*/ readonly updatedAt: pulumi.Output<string>;
     /**
      * The gateway login.

@@ -93,11 +93,15 @@ async function takeOverOrphan(ctx: ProviderContext, inputs: Inputs) {
   return { id: orphan.id, outs: await rotate(ctx, orphan.id, inputs, rotation, 0) };
 }
 
+/** The fields alone, for reading a stored state as the rules see it (upgradeState) inside the rules. */
+const FIELDS = { inputs, outputs };
+
 export const apiKey = d.describeKind({
   description:
     "A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state.",
   ...reads,
   type: "ApiKey",
+  example: { name: "ci-usage", scopes: ["usage:read"], graceHours: 24 },
   inputs,
   outputs,
   secretOutputs: ["secret"],
@@ -139,7 +143,9 @@ export const apiKey = d.describeKind({
         (key, created) => toState(key, inputs, created.secret),
       );
       // A replayed create whose key was rotated since holds a secret that no longer works.
-      const repair = result.outs.secretIsCurrent === false && rotationOf(result.id, result.outs as never, inputs);
+      const repair =
+        result.outs.secretIsCurrent === false &&
+        rotationOf(result.id, d.upgradeState<Shape>(FIELDS, result.outs), inputs);
       return repair ? { id: result.id, outs: await rotate(ctx, result.id, inputs, repair) } : result;
     },
 

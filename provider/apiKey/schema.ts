@@ -81,9 +81,9 @@ export const outputs = {
         "adopted or imported, until the next rotation.",
     ),
   secretHint: z.string().describe("The secret's last four characters."),
-  createdAt: Timestamp,
+  createdAt: Timestamp.describe("When the key was created (ISO 8601, UTC)."),
   expiresAt: Timestamp.nullable(),
-  lastRotatedAt: Timestamp.nullable(),
+  lastRotatedAt: Timestamp.nullable().describe("When the secret was last rotated; null if never."),
   previousSecretExpiresAt: Timestamp.nullable().describe(
     "When the secret replaced by the last rotation stops working.",
   ),

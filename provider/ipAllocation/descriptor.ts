@@ -97,6 +97,7 @@ export const ipAllocation = d.describeKind({
   description: "An allocated ISP or dedicated address. The resource id is the stable allocation id; `ip` may change.",
   ...reads,
   type: "IpAllocation",
+  example: { product: "isp", country: "us", city: "new york" },
   inputs,
   outputs,
   secretOutputs: [],

@@ -77,13 +77,13 @@ export const outputs = {
     .nullable()
     .optional()
     .describe("The city the program asks for; null when any city of the country will do (absent in older state)."),
-  asn: z.string(),
-  health: IpHealth,
-  blacklists: z.number(),
-  allocatedAt: Timestamp,
-  renewsAt: Timestamp,
-  replacementsThisMonth: z.number(),
-  freeReplacementsRemaining: z.number(),
+  asn: z.string().describe("The autonomous system announcing the address."),
+  health: IpHealth.describe("The address's reputation as the service monitors it: good, degraded or bad."),
+  blacklists: z.number().describe("How many blacklists list the address."),
+  allocatedAt: Timestamp.describe("When the address was allocated (ISO 8601, UTC)."),
+  renewsAt: Timestamp.describe("When the allocation next renews and is charged (ISO 8601, UTC)."),
+  replacementsThisMonth: z.number().describe("Replacements made this calendar month."),
+  freeReplacementsRemaining: z.number().describe("Replacements left this month at no charge."),
   lastReplacedIp: z
     .string()
     .nullable()

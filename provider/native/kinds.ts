@@ -5,10 +5,17 @@
  */
 import { type Descriptor, diffOf, effectOf, NAME_INPUT, readInputs, upgradeState } from "../descriptor";
 import type { Handler } from "../dynamic";
+import { providerFront } from "../front";
 import { IDENTITY_INPUT, identityDigest } from "../idempotency";
 import { KINDS as DESCRIPTORS } from "../kinds";
-import { configure, handlers } from "../runtime";
-import { CONFIG_KEYS, CREDENTIAL_KEYS, providerSettings, SETTING_KEYS } from "../settings";
+import {
+  CONFIG_DESCRIPTIONS,
+  CREDENTIAL_ENV,
+  CONFIG_KEYS,
+  CREDENTIAL_KEYS,
+  providerSettings,
+  SETTING_KEYS,
+} from "../settings";
 import { PartialFailure } from "../shared";
 import type { Properties } from "./protocol";
 
@@ -23,11 +30,14 @@ export interface NativeKind {
   handler: Handler;
 }
 
+/** The plugin's own provider state: its config, client and coalesced reads. */
+export const front = providerFront("pulumi-proxy-provider");
+
 export const KINDS: readonly NativeKind[] = DESCRIPTORS.map((descriptor) => ({
   token: `${PACKAGE}:index:${descriptor.type}`,
   name: descriptor.type,
   declaration: descriptor as Descriptor,
-  handler: handlers[descriptor.kind],
+  handler: front.handlers[descriptor.kind],
 }));
 
 export function kindOf(token: string): NativeKind {
@@ -43,13 +53,22 @@ export function kindOf(token: string): NativeKind {
 const unprefixed = (full: string) => full.slice(`${PACKAGE}:`.length);
 
 /** The provider's config by its key without the package prefix (`apiUrl`); `secret` ones are stored encrypted. */
-export const CONFIG: readonly { key: string; type: "string" | "integer"; secret?: boolean }[] = CONFIG_KEYS.map(
-  (full) => ({
+export const CONFIG: readonly {
+  key: string;
+  type: "string" | "integer";
+  description: string;
+  secret?: boolean;
+  environment?: string;
+}[] = CONFIG_KEYS.map((full) => {
+  const environment = (CREDENTIAL_ENV as Partial<Record<string, string>>)[full];
+  return {
     key: unprefixed(full),
     type: (SETTING_KEYS as readonly string[]).includes(full) ? "integer" : "string",
+    description: CONFIG_DESCRIPTIONS[full],
     ...(full === CREDENTIAL_KEYS[1] ? { secret: true } : {}),
-  }),
-);
+    ...(environment ? { environment } : {}),
+  };
+});
 
 /** Each setting the provider would refuse at its first request, refused when the engine checks the config. */
 export function configFailures(config: Properties): { property: string; reason: string }[] {
@@ -74,9 +93,9 @@ export function partiallyCreated(error: unknown): PartialFailure | undefined {
   return error instanceof PartialFailure ? error : undefined;
 }
 
-/** Hands the provider's config to the same context the dynamic provider uses, with the same environment fallback. */
+/** Hands the provider's config to the plugin's front, with the same environment fallback as the dynamic provider. */
 export function configureFrom(config: Properties): void {
-  configure({ config: { get: (full: string) => stringSetting(config, full) } } as never);
+  front.configure((full) => stringSetting(config, full));
 }
 
 /**
@@ -123,7 +142,7 @@ export function detailedDiff(kind: NativeKind, olds: Properties, news: Propertie
 /** The inputs whose every change replaces the resource (the schema's replaceOnChanges), as marked on the field. */
 export function replaceOnChanges(kind: NativeKind): string[] {
   return Object.entries(kind.declaration.inputs)
-    .filter(([, field]) => effectOf(field as never) === "replace")
+    .filter(([, field]) => effectOf(field) === "replace")
     .map(([key]) => key);
 }
 

@@ -1,5 +1,5 @@
 import { specialSecretSig, specialSigKey, unknownValue } from "@pulumi/pulumi/runtime/rpc";
-import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { type JavaScriptValue, Struct } from "google-protobuf/google/protobuf/struct_pb";
 
 /**
  * The engine's property values on the wire: a protobuf Struct in which a secret is an object tagged
@@ -56,9 +56,10 @@ function defined(value: unknown): unknown {
 
 /** Plain values as a Struct, each of `secrets` wrapped so the engine stores it encrypted and shows [secret]. */
 export function toStruct(values: Properties, secrets: Iterable<string> = []): Struct {
-  const wire = defined(values) as Record<string, never>;
+  // Plain JSON-like values from here on: `defined` has taken out what the wire cannot carry.
+  const wire = defined(values) as Record<string, JavaScriptValue>;
   for (const key of secrets) {
-    if (key in wire) wire[key] = { [specialSigKey]: specialSecretSig, value: wire[key] } as never;
+    if (key in wire) wire[key] = { [specialSigKey]: specialSecretSig, value: wire[key] ?? null };
   }
   return Struct.fromJavaScript(wire);
 }

@@ -6,6 +6,7 @@ import * as statusProto from "@pulumi/pulumi/proto/status_pb";
 import { Any } from "google-protobuf/google/protobuf/any_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { PLAINTEXT_API_KEY_REFUSAL } from "../credentials";
+import { invoke } from "./functions";
 import { CONFIG, configFailures, configureFrom } from "./kinds";
 import { fromStruct, toStruct } from "./protocol";
 import * as resources from "./resources";
@@ -16,7 +17,7 @@ import { packageVersion } from "./version";
 /**
  * The `proxy` resource provider plugin: Pulumi's ResourceProvider gRPC service, served with the stubs
  * `@pulumi/pulumi` ships, as the engine starts any plugin: it prints the port it listens on (loopback
- * only) and serves until the engine kills it. What is not implemented here (Construct, Call, Invoke)
+ * only) and serves until the engine kills it. What is not implemented here (Construct, Call)
  * answers UNIMPLEMENTED, which the engine reads as "not supported".
  */
 
@@ -110,6 +111,7 @@ const providerService = {
   diff: unary(resources.diff),
   create: unary(resources.create),
   read: unary(resources.read),
+  invoke: unary(invoke),
   update: unary(resources.update),
   delete: unary(async (request: proto.DeleteRequest) => {
     await resources.remove(request);
@@ -120,7 +122,7 @@ const providerService = {
 /** Serves on 127.0.0.1 at a port the system picks, and prints it for the engine. */
 export async function serve(): Promise<grpc.Server> {
   const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
-  server.addService(services.ResourceProviderService, providerService as never);
+  server.addService(services.ResourceProviderService, providerService);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) =>
       error ? reject(error) : resolve(bound),

@@ -96,6 +96,7 @@ export const proxyUser = d.describeKind({
   description: "A gateway login with traffic ceilings. The gateway password is a secret output.",
   ...reads,
   type: "ProxyUser",
+  example: { name: "scraper", limits: { dailyGb: 5, monthlyGb: 100 } },
   inputs,
   outputs,
   secretOutputs: ["password"],

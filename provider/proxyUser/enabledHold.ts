@@ -11,6 +11,17 @@ export interface EnabledHoldState {
   reenableTrigger?: string | undefined;
 }
 
+/** The hold's part of a state or of new inputs, as an effect rule sees them (untyped property bags). */
+export function enabledHoldOf(props: Record<string, unknown>): EnabledHoldState {
+  const trigger = props.reenableTrigger;
+  return {
+    // The input's default: a user is enabled unless it says otherwise.
+    enabled: props.enabled !== false,
+    disabledOutOfBand: props.disabledOutOfBand === true,
+    ...(typeof trigger === "string" ? { reenableTrigger: trigger } : {}),
+  };
+}
+
 /** Whether `up` writes `enabled`, given the recorded state and the program's inputs. */
 export function wantsEnabledWrite(
   olds: EnabledHoldState,

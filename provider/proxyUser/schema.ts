@@ -3,7 +3,7 @@ import { dailyWithinMonthly, Gigabytes, ProxyUserId, ProxyUserName, Timestamp } 
 import type { ProxyClient, ProxyUser as WireProxyUser } from "../../sdk";
 import { walkable } from "../coalescer";
 import * as d from "../descriptor";
-import { wantsEnabledWrite } from "./enabledHold";
+import { enabledHoldOf, wantsEnabledWrite } from "./enabledHold";
 
 /** The model of a proxy user: its inputs and outputs, one zod field each. */
 /**
@@ -53,7 +53,7 @@ export const inputs = {
   ),
   enabled: d.changeDecidedBy(
     z.boolean().default(true).describe("Whether the user may use the gateways (default true), updated in place."),
-    (olds, news) => (wantsEnabledWrite(olds as never, news as never) ? "update" : "none"),
+    (olds, news) => (wantsEnabledWrite(enabledHoldOf(olds), enabledHoldOf(news)) ? "update" : "none"),
   ),
   reenableTrigger: d.Trigger.optional().describe(
     "A user disabled out of band (an emergency disable) stays disabled even though `enabled` is true, so " +
@@ -78,8 +78,8 @@ export const outputs = {
     .boolean()
     .default(false)
     .describe("True while the user is disabled by someone other than this stack."),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  createdAt: Timestamp.describe("When the user was created (ISO 8601, UTC)."),
+  updatedAt: Timestamp.describe("When the user last changed (ISO 8601, UTC)."),
 };
 
 export type Shape = d.Descriptor<typeof inputs, typeof outputs, WireProxyUser>;

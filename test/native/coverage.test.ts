@@ -118,7 +118,7 @@ describe("pulumi-proxy coverage, then pulumi import --file, on an account of 300
     expect(generatedProgram.match(/new proxy\.IpAllocation\(/g)).toHaveLength(COUNTS.allocations);
     // An allocation is imported with what it was made with, not left for the program to guess.
     expect(generatedProgram).toMatch(
-      /new proxy\.IpAllocation\("ipallocation-[\d-]+", \{\s*city: "[a-z ]+",\s*country: "us",\s*product: "isp",\s*\}\)/,
+      /new proxy\.IpAllocation\("ipallocation-[\d-]+", \{\s*city: "[a-z ]+",\s*country: "us",\s*product: proxy\.Product\.Isp,\s*\}\)/,
     );
 
     const imports = JSON.parse(fs.readFileSync(file, "utf8")) as ImportFile;

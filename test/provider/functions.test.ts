@@ -1,7 +1,10 @@
+import * as pulumi from "@pulumi/pulumi";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   getBalance,
   getCharges,
+  getIpAllocations,
+  getProxyUsers,
   getUsage,
   IpAllocation,
   lookupIpAllocation,
@@ -37,6 +40,8 @@ describe("program functions: reads in the program's own process", () => {
         usage: getUsage({ from: today(), to: today(), proxyUserId: user.id }),
         balance: getBalance(),
         charges: getCharges({ since: `${today()}T00:00:00Z` }),
+        users: getProxyUsers({ enabled: true }),
+        allocations: getIpAllocations({ product: "isp", country: "us" }),
       };
     });
     const { api, server } = fixture;
@@ -82,6 +87,8 @@ describe("program functions: reads in the program's own process", () => {
       totalCents: 300,
       charges: [{ kind: "ip_allocation", amountCents: 300 }],
     });
+    expect(outputs.users?.value).toMatchObject({ proxyUsers: [{ id: legacy.id, name: "legacy" }] });
+    expect(outputs.allocations?.value).toMatchObject({ ipAllocations: [{ id: allocated.id }] });
     for (const name of ["found", "usage", "balance", "charges"]) {
       expect(outputs[name]?.secret, `${name}: the API key's secretness does not taint results`).toBe(false);
     }
@@ -89,7 +96,11 @@ describe("program functions: reads in the program's own process", () => {
 
   it("names the missing scope, and never shows the key, when the key cannot read", async () => {
     let secret = "";
-    fixture = await providerFixture(async () => ({ balance: getBalance() }));
+    const explicit = { url: "", key: "" };
+    fixture = await providerFixture(async () => ({
+      // An explicit provider's credentials, where given, instead of the stack's.
+      balance: explicit.key ? getBalance({ apiUrl: explicit.url, apiKey: pulumi.secret(explicit.key) }) : getBalance(),
+    }));
     const { stack, server } = fixture;
     secret = server.control.createKey({ name: "usage-only", scopes: ["usage:read"] }).secret;
     await stack.setConfig("proxy:apiKey", { value: secret, secret: true });
@@ -100,6 +111,11 @@ describe("program functions: reads in the program's own process", () => {
     expect(failure).toMatch(/getBalance: cannot read the balance: the API key in proxy:apiKey lacks billing:read/);
     expect(failure).not.toContain(secret);
     expect(failure).not.toContain(server.rootKey);
+
+    Object.assign(explicit, { url: server.url, key: server.rootKey });
+    const outputs = (await stack.up()).outputs as Outputs;
+    expect(outputs.balance?.value).toEqual({ balanceCents: 10_000, currency: "usd" });
+    expect(outputs.balance?.secret, "the explicit key's secretness does not taint the result").toBe(false);
   });
 
   it("falls back to PROXY_API_URL and PROXY_API_KEY, and says which setting is missing", async () => {
@@ -120,7 +136,9 @@ describe("program functions: reads in the program's own process", () => {
       process.env.PROXY_API_URL = server.url;
       process.env.PROXY_API_KEY = server.rootKey;
       const absent = await stack.up().then(() => "no failure", String);
-      expect(absent).toMatch(/lookupProxyUser: cannot look up a proxy user: no proxy user is named "ghost"/);
+      expect(absent).toContain(
+        `lookupProxyUser: cannot look up a proxy user: no proxy user is named "ghost" on the account of the key in PROXY_API_KEY at ${server.url}`,
+      );
       expect(absent).not.toContain(server.rootKey);
     } finally {
       for (const [name, value] of [

@@ -13,21 +13,48 @@ import (
 )
 
 // A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state.
+//
+// ## Example Usage
+// ### An ApiKey
+// ```go
+// package main
+//
+// import (
+//
+//	"example.com/pulumi-proxy/sdk/go/proxy"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			_, err := proxy.NewApiKey(ctx, "apiKey", &proxy.ApiKeyArgs{
+//				Name: pulumi.String("ci-usage"),
+//				Scopes: proxy.ScopeArray{proxy.ScopeUsageRead},
+//				GraceHours: pulumi.Int(24),
+//			})
+//			return err
+//		})
+//	}
+//
+// ```
 type ApiKey struct {
 	pulumi.CustomResourceState
 
+	// When the key was created (ISO 8601, UTC).
 	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
 	// ISO 8601 UTC expiry, in the future; changing it replaces the key.
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
 	// The key's id (key_…).
-	KeyId         pulumi.StringOutput    `pulumi:"keyId"`
+	KeyId pulumi.StringOutput `pulumi:"keyId"`
+	// When the secret was last rotated; null if never.
 	LastRotatedAt pulumi.StringPtrOutput `pulumi:"lastRotatedAt"`
 	// 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked).
 	Name pulumi.StringOutput `pulumi:"name"`
 	// When the secret replaced by the last rotation stops working.
 	PreviousSecretExpiresAt pulumi.StringPtrOutput `pulumi:"previousSecretExpiresAt"`
 	// A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
-	Scopes pulumi.StringArrayOutput `pulumi:"scopes"`
+	Scopes ScopeArrayOutput `pulumi:"scopes"`
 	// The full secret: present after create or a rotation, never readable again from the API; null when adopted or imported, until the next rotation.
 	Secret pulumi.StringPtrOutput `pulumi:"secret"`
 	// The secret's last four characters.
@@ -108,7 +135,7 @@ type apiKeyArgs struct {
 	// Any change of this value rotates the secret in place, like a keeper.
 	RotationTrigger *string `pulumi:"rotationTrigger"`
 	// A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
-	Scopes []string `pulumi:"scopes"`
+	Scopes []Scope `pulumi:"scopes"`
 }
 
 // The set of arguments for constructing a ApiKey resource.
@@ -126,7 +153,7 @@ type ApiKeyArgs struct {
 	// Any change of this value rotates the secret in place, like a keeper.
 	RotationTrigger pulumi.StringPtrInput
 	// A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
-	Scopes pulumi.StringArrayInput
+	Scopes ScopeArrayInput
 }
 
 func (ApiKeyArgs) ElementType() reflect.Type {
@@ -166,6 +193,7 @@ func (o ApiKeyOutput) ToApiKeyOutputWithContext(ctx context.Context) ApiKeyOutpu
 	return o
 }
 
+// When the key was created (ISO 8601, UTC).
 func (o ApiKeyOutput) CreatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.CreatedAt }).(pulumi.StringOutput)
 }
@@ -180,6 +208,7 @@ func (o ApiKeyOutput) KeyId() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.KeyId }).(pulumi.StringOutput)
 }
 
+// When the secret was last rotated; null if never.
 func (o ApiKeyOutput) LastRotatedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.LastRotatedAt }).(pulumi.StringPtrOutput)
 }
@@ -195,8 +224,8 @@ func (o ApiKeyOutput) PreviousSecretExpiresAt() pulumi.StringPtrOutput {
 }
 
 // A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
-func (o ApiKeyOutput) Scopes() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v *ApiKey) pulumi.StringArrayOutput { return v.Scopes }).(pulumi.StringArrayOutput)
+func (o ApiKeyOutput) Scopes() ScopeArrayOutput {
+	return o.ApplyT(func(v *ApiKey) ScopeArrayOutput { return v.Scopes }).(ScopeArrayOutput)
 }
 
 // The full secret: present after create or a rotation, never readable again from the API; null when adopted or imported, until the next rotation.

@@ -13,20 +13,50 @@ import (
 )
 
 // An allocated ISP or dedicated address. The resource id is the stable allocation id; `ip` may change.
+//
+// ## Example Usage
+// ### An IpAllocation
+// ```go
+// package main
+//
+// import (
+//
+//	"example.com/pulumi-proxy/sdk/go/proxy"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			_, err := proxy.NewIpAllocation(ctx, "ipAllocation", &proxy.IpAllocationArgs{
+//				Product: proxy.ProductIsp,
+//				Country: pulumi.String("us"),
+//				City: pulumi.String("new york"),
+//			})
+//			return err
+//		})
+//	}
+//
+// ```
 type IpAllocation struct {
 	pulumi.CustomResourceState
 
+	// When the address was allocated (ISO 8601, UTC).
 	AllocatedAt pulumi.StringOutput `pulumi:"allocatedAt"`
 	// The allocation's id (alloc_…); it stays when the address is swapped.
-	AllocationId pulumi.StringOutput  `pulumi:"allocationId"`
-	Asn          pulumi.StringOutput  `pulumi:"asn"`
-	Blacklists   pulumi.Float64Output `pulumi:"blacklists"`
+	AllocationId pulumi.StringOutput `pulumi:"allocationId"`
+	// The autonomous system announcing the address.
+	Asn pulumi.StringOutput `pulumi:"asn"`
+	// How many blacklists list the address.
+	Blacklists pulumi.Float64Output `pulumi:"blacklists"`
 	// The city the address is in, as the API reports it.
 	City pulumi.StringOutput `pulumi:"city"`
 	// Two-letter country code, e.g. "de". Changing it replaces the allocation.
-	Country                   pulumi.StringOutput  `pulumi:"country"`
+	Country pulumi.StringOutput `pulumi:"country"`
+	// Replacements left this month at no charge.
 	FreeReplacementsRemaining pulumi.Float64Output `pulumi:"freeReplacementsRemaining"`
-	Health                    pulumi.StringOutput  `pulumi:"health"`
+	// The address's reputation as the service monitors it: good, degraded or bad.
+	Health HealthOutput `pulumi:"health"`
 	// The address the allocation holds now.
 	Ip pulumi.StringOutput `pulumi:"ip"`
 	// The address the last replacement by this stack retired; null before the first.
@@ -34,8 +64,10 @@ type IpAllocation struct {
 	// What the last replacement by this stack cost; null before the first.
 	LastReplacementChargeCents pulumi.Float64PtrOutput `pulumi:"lastReplacementChargeCents"`
 	// "isp" or "dedicated". Changing it replaces the allocation.
-	Product               pulumi.StringOutput  `pulumi:"product"`
-	RenewsAt              pulumi.StringOutput  `pulumi:"renewsAt"`
+	Product ProductOutput `pulumi:"product"`
+	// When the allocation next renews and is charged (ISO 8601, UTC).
+	RenewsAt pulumi.StringOutput `pulumi:"renewsAt"`
+	// Replacements made this calendar month.
 	ReplacementsThisMonth pulumi.Float64Output `pulumi:"replacementsThisMonth"`
 	// The city the program asks for; null when any city of the country will do (absent in older state).
 	RequestedCity pulumi.StringPtrOutput `pulumi:"requestedCity"`
@@ -109,7 +141,7 @@ type ipAllocationArgs struct {
 	// The most a replacement may cost, in cents. Two replacements per allocation and month are free; later ones are refused unless this ceiling covers their prorated price.
 	MaxReplacementChargeCents *int `pulumi:"maxReplacementChargeCents"`
 	// "isp" or "dedicated". Changing it replaces the allocation.
-	Product string `pulumi:"product"`
+	Product Product `pulumi:"product"`
 	// Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other".
 	ReplaceReason *string `pulumi:"replaceReason"`
 	// A change of this value swaps the address in place (same allocation id), using the settings below. An IP address names the address to retire: it swaps only while the allocation holds it.
@@ -129,7 +161,7 @@ type IpAllocationArgs struct {
 	// The most a replacement may cost, in cents. Two replacements per allocation and month are free; later ones are refused unless this ceiling covers their prorated price.
 	MaxReplacementChargeCents pulumi.IntPtrInput
 	// "isp" or "dedicated". Changing it replaces the allocation.
-	Product pulumi.StringInput
+	Product ProductInput
 	// Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other".
 	ReplaceReason pulumi.StringPtrInput
 	// A change of this value swaps the address in place (same allocation id), using the settings below. An IP address names the address to retire: it swaps only while the allocation holds it.
@@ -173,6 +205,7 @@ func (o IpAllocationOutput) ToIpAllocationOutputWithContext(ctx context.Context)
 	return o
 }
 
+// When the address was allocated (ISO 8601, UTC).
 func (o IpAllocationOutput) AllocatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *IpAllocation) pulumi.StringOutput { return v.AllocatedAt }).(pulumi.StringOutput)
 }
@@ -182,10 +215,12 @@ func (o IpAllocationOutput) AllocationId() pulumi.StringOutput {
 	return o.ApplyT(func(v *IpAllocation) pulumi.StringOutput { return v.AllocationId }).(pulumi.StringOutput)
 }
 
+// The autonomous system announcing the address.
 func (o IpAllocationOutput) Asn() pulumi.StringOutput {
 	return o.ApplyT(func(v *IpAllocation) pulumi.StringOutput { return v.Asn }).(pulumi.StringOutput)
 }
 
+// How many blacklists list the address.
 func (o IpAllocationOutput) Blacklists() pulumi.Float64Output {
 	return o.ApplyT(func(v *IpAllocation) pulumi.Float64Output { return v.Blacklists }).(pulumi.Float64Output)
 }
@@ -200,12 +235,14 @@ func (o IpAllocationOutput) Country() pulumi.StringOutput {
 	return o.ApplyT(func(v *IpAllocation) pulumi.StringOutput { return v.Country }).(pulumi.StringOutput)
 }
 
+// Replacements left this month at no charge.
 func (o IpAllocationOutput) FreeReplacementsRemaining() pulumi.Float64Output {
 	return o.ApplyT(func(v *IpAllocation) pulumi.Float64Output { return v.FreeReplacementsRemaining }).(pulumi.Float64Output)
 }
 
-func (o IpAllocationOutput) Health() pulumi.StringOutput {
-	return o.ApplyT(func(v *IpAllocation) pulumi.StringOutput { return v.Health }).(pulumi.StringOutput)
+// The address's reputation as the service monitors it: good, degraded or bad.
+func (o IpAllocationOutput) Health() HealthOutput {
+	return o.ApplyT(func(v *IpAllocation) HealthOutput { return v.Health }).(HealthOutput)
 }
 
 // The address the allocation holds now.
@@ -224,14 +261,16 @@ func (o IpAllocationOutput) LastReplacementChargeCents() pulumi.Float64PtrOutput
 }
 
 // "isp" or "dedicated". Changing it replaces the allocation.
-func (o IpAllocationOutput) Product() pulumi.StringOutput {
-	return o.ApplyT(func(v *IpAllocation) pulumi.StringOutput { return v.Product }).(pulumi.StringOutput)
+func (o IpAllocationOutput) Product() ProductOutput {
+	return o.ApplyT(func(v *IpAllocation) ProductOutput { return v.Product }).(ProductOutput)
 }
 
+// When the allocation next renews and is charged (ISO 8601, UTC).
 func (o IpAllocationOutput) RenewsAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *IpAllocation) pulumi.StringOutput { return v.RenewsAt }).(pulumi.StringOutput)
 }
 
+// Replacements made this calendar month.
 func (o IpAllocationOutput) ReplacementsThisMonth() pulumi.Float64Output {
 	return o.ApplyT(func(v *IpAllocation) pulumi.Float64Output { return v.ReplacementsThisMonth }).(pulumi.Float64Output)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
+// The proxy service's provider: the API it manages and the key it acts with.
 type Provider struct {
 	pulumi.ProviderResourceState
 }
@@ -35,20 +36,30 @@ func NewProvider(ctx *pulumi.Context,
 }
 
 type providerArgs struct {
-	ApiKey                *string `pulumi:"apiKey"`
-	ApiUrl                *string `pulumi:"apiUrl"`
-	RateLimitReserve      *int    `pulumi:"rateLimitReserve"`
-	RequestTimeoutSeconds *int    `pulumi:"requestTimeoutSeconds"`
-	RetryWindowSeconds    *int    `pulumi:"retryWindowSeconds"`
+	// The API key (live_…) the provider acts with; set it with `pulumi config set --secret`.
+	ApiKey *string `pulumi:"apiKey"`
+	// The management API's base URL, with its scheme (https://api.example.com).
+	ApiUrl *string `pulumi:"apiUrl"`
+	// Requests per minute left to other users of the same key (default 0).
+	RateLimitReserve *int `pulumi:"rateLimitReserve"`
+	// How long one request waits for an answer before it is tried again, in seconds (1 or more).
+	RequestTimeoutSeconds *int `pulumi:"requestTimeoutSeconds"`
+	// How long a request the API did not answer is tried again, in seconds.
+	RetryWindowSeconds *int `pulumi:"retryWindowSeconds"`
 }
 
 // The set of arguments for constructing a Provider resource.
 type ProviderArgs struct {
-	ApiKey                pulumi.StringPtrInput
-	ApiUrl                pulumi.StringPtrInput
-	RateLimitReserve      pulumi.IntPtrInput
+	// The API key (live_…) the provider acts with; set it with `pulumi config set --secret`.
+	ApiKey pulumi.StringPtrInput
+	// The management API's base URL, with its scheme (https://api.example.com).
+	ApiUrl pulumi.StringPtrInput
+	// Requests per minute left to other users of the same key (default 0).
+	RateLimitReserve pulumi.IntPtrInput
+	// How long one request waits for an answer before it is tried again, in seconds (1 or more).
 	RequestTimeoutSeconds pulumi.IntPtrInput
-	RetryWindowSeconds    pulumi.IntPtrInput
+	// How long a request the API did not answer is tried again, in seconds.
+	RetryWindowSeconds pulumi.IntPtrInput
 }
 
 func (ProviderArgs) ElementType() reflect.Type {

@@ -13,9 +13,37 @@ import (
 )
 
 // A gateway login with traffic ceilings. The gateway password is a secret output.
+//
+// ## Example Usage
+// ### A ProxyUser
+// ```go
+// package main
+//
+// import (
+//
+//	"example.com/pulumi-proxy/sdk/go/proxy"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			_, err := proxy.NewProxyUser(ctx, "proxyUser", &proxy.ProxyUserArgs{
+//				Name: pulumi.String("scraper"),
+//				Limits: &proxy.ProxyUserLimitsArgs{
+//					DailyGb: pulumi.Float64(5),
+//					MonthlyGb: pulumi.Float64(100),
+//				},
+//			})
+//			return err
+//		})
+//	}
+//
+// ```
 type ProxyUser struct {
 	pulumi.CustomResourceState
 
+	// When the user was created (ISO 8601, UTC).
 	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
 	// True while the user is disabled by someone other than this stack.
 	DisabledOutOfBand pulumi.BoolOutput `pulumi:"disabledOutOfBand"`
@@ -29,7 +57,8 @@ type ProxyUser struct {
 	Password pulumi.StringPtrOutput `pulumi:"password"`
 	// The proxy user's id (pu_…).
 	ProxyUserId pulumi.StringOutput `pulumi:"proxyUserId"`
-	UpdatedAt   pulumi.StringOutput `pulumi:"updatedAt"`
+	// When the user last changed (ISO 8601, UTC).
+	UpdatedAt pulumi.StringOutput `pulumi:"updatedAt"`
 	// The gateway login.
 	Username pulumi.StringOutput `pulumi:"username"`
 }
@@ -151,6 +180,7 @@ func (o ProxyUserOutput) ToProxyUserOutputWithContext(ctx context.Context) Proxy
 	return o
 }
 
+// When the user was created (ISO 8601, UTC).
 func (o ProxyUserOutput) CreatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyUser) pulumi.StringOutput { return v.CreatedAt }).(pulumi.StringOutput)
 }
@@ -185,6 +215,7 @@ func (o ProxyUserOutput) ProxyUserId() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyUser) pulumi.StringOutput { return v.ProxyUserId }).(pulumi.StringOutput)
 }
 
+// When the user last changed (ISO 8601, UTC).
 func (o ProxyUserOutput) UpdatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyUser) pulumi.StringOutput { return v.UpdatedAt }).(pulumi.StringOutput)
 }

@@ -13,6 +13,457 @@ import (
 
 var _ = internal.GetEnvOrDefault
 
+type GetChargesCharge struct {
+	// The amount in cents.
+	AmountCents int `pulumi:"amountCents"`
+	// When it was charged (ISO 8601, UTC).
+	CreatedAt string `pulumi:"createdAt"`
+	// The amount's currency.
+	Currency Currency `pulumi:"currency"`
+	// The charge's id (ch_…).
+	Id string `pulumi:"id"`
+	// What was charged: an allocation, a renewal, a replacement.
+	Kind string `pulumi:"kind"`
+	// The object charged for (an allocation's id), if any.
+	Ref string `pulumi:"ref"`
+}
+
+type GetChargesChargeOutput struct{ *pulumi.OutputState }
+
+func (GetChargesChargeOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetChargesCharge)(nil)).Elem()
+}
+
+func (o GetChargesChargeOutput) ToGetChargesChargeOutput() GetChargesChargeOutput {
+	return o
+}
+
+func (o GetChargesChargeOutput) ToGetChargesChargeOutputWithContext(ctx context.Context) GetChargesChargeOutput {
+	return o
+}
+
+// The amount in cents.
+func (o GetChargesChargeOutput) AmountCents() pulumi.IntOutput {
+	return o.ApplyT(func(v GetChargesCharge) int { return v.AmountCents }).(pulumi.IntOutput)
+}
+
+// When it was charged (ISO 8601, UTC).
+func (o GetChargesChargeOutput) CreatedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v GetChargesCharge) string { return v.CreatedAt }).(pulumi.StringOutput)
+}
+
+// The amount's currency.
+func (o GetChargesChargeOutput) Currency() CurrencyOutput {
+	return o.ApplyT(func(v GetChargesCharge) Currency { return v.Currency }).(CurrencyOutput)
+}
+
+// The charge's id (ch_…).
+func (o GetChargesChargeOutput) Id() pulumi.StringOutput {
+	return o.ApplyT(func(v GetChargesCharge) string { return v.Id }).(pulumi.StringOutput)
+}
+
+// What was charged: an allocation, a renewal, a replacement.
+func (o GetChargesChargeOutput) Kind() pulumi.StringOutput {
+	return o.ApplyT(func(v GetChargesCharge) string { return v.Kind }).(pulumi.StringOutput)
+}
+
+// The object charged for (an allocation's id), if any.
+func (o GetChargesChargeOutput) Ref() pulumi.StringOutput {
+	return o.ApplyT(func(v GetChargesCharge) string { return v.Ref }).(pulumi.StringOutput)
+}
+
+type GetChargesChargeArrayOutput struct{ *pulumi.OutputState }
+
+func (GetChargesChargeArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetChargesCharge)(nil)).Elem()
+}
+
+func (o GetChargesChargeArrayOutput) ToGetChargesChargeArrayOutput() GetChargesChargeArrayOutput {
+	return o
+}
+
+func (o GetChargesChargeArrayOutput) ToGetChargesChargeArrayOutputWithContext(ctx context.Context) GetChargesChargeArrayOutput {
+	return o
+}
+
+func (o GetChargesChargeArrayOutput) Index(i pulumi.IntInput) GetChargesChargeOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) GetChargesCharge {
+		return vs[0].([]GetChargesCharge)[vs[1].(int)]
+	}).(GetChargesChargeOutput)
+}
+
+type GetIpAllocationsIpAllocation struct {
+	// When the address was allocated (ISO 8601, UTC).
+	AllocatedAt string `pulumi:"allocatedAt"`
+	// The autonomous system announcing the address.
+	Asn string `pulumi:"asn"`
+	// How many blacklists list the address.
+	Blacklists int `pulumi:"blacklists"`
+	// City, lowercase.
+	City string `pulumi:"city"`
+	// Two-letter country code, lowercase.
+	Country string `pulumi:"country"`
+	// Replacements left this month at no charge.
+	FreeReplacementsRemaining int `pulumi:"freeReplacementsRemaining"`
+	// The address's reputation as the service monitors it: good, degraded or bad.
+	Health Health `pulumi:"health"`
+	// The allocation's id (alloc_…), which stays through replacements: what `adoptId` takes.
+	Id string `pulumi:"id"`
+	// The current IPv4 address.
+	Ip string `pulumi:"ip"`
+	// The IP product: `isp` or `dedicated`.
+	Product Product `pulumi:"product"`
+	// When the allocation next renews and is charged (ISO 8601, UTC).
+	RenewsAt string `pulumi:"renewsAt"`
+	// Replacements made this calendar month.
+	ReplacementsThisMonth int `pulumi:"replacementsThisMonth"`
+}
+
+type GetIpAllocationsIpAllocationOutput struct{ *pulumi.OutputState }
+
+func (GetIpAllocationsIpAllocationOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetIpAllocationsIpAllocation)(nil)).Elem()
+}
+
+func (o GetIpAllocationsIpAllocationOutput) ToGetIpAllocationsIpAllocationOutput() GetIpAllocationsIpAllocationOutput {
+	return o
+}
+
+func (o GetIpAllocationsIpAllocationOutput) ToGetIpAllocationsIpAllocationOutputWithContext(ctx context.Context) GetIpAllocationsIpAllocationOutput {
+	return o
+}
+
+// When the address was allocated (ISO 8601, UTC).
+func (o GetIpAllocationsIpAllocationOutput) AllocatedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v GetIpAllocationsIpAllocation) string { return v.AllocatedAt }).(pulumi.StringOutput)
+}
+
+// The autonomous system announcing the address.
+func (o GetIpAllocationsIpAllocationOutput) Asn() pulumi.StringOutput {
+	return o.ApplyT(func(v GetIpAllocationsIpAllocation) string { return v.Asn }).(pulumi.StringOutput)
+}
+
+// How many blacklists list the address.
+func (o GetIpAllocationsIpAllocationOutput) Blacklists() pulumi.IntOutput {
+	return o.ApplyT(func(v GetIpAllocationsIpAllocation) int { return v.Blacklists }).(pulumi.IntOutput)
+}
+
+// City, lowercase.
+func (o GetIpAllocationsIpAllocationOutput) City() pulumi.StringOutput {
+	return o.ApplyT(func(v GetIpAllocationsIpAllocation) string { return v.City }).(pulumi.StringOutput)
+}
+
+// Two-letter country code, lowercase.
+func (o GetIpAllocationsIpAllocationOutput) Country() pulumi.StringOutput {
+	return o.ApplyT(func(v GetIpAllocationsIpAllocation) string { return v.Country }).(pulumi.StringOutput)
+}
+
+// Replacements left this month at no charge.
+func (o GetIpAllocationsIpAllocationOutput) FreeReplacementsRemaining() pulumi.IntOutput {
+	return o.ApplyT(func(v GetIpAllocationsIpAllocation) int { return v.FreeReplacementsRemaining }).(pulumi.IntOutput)
+}
+
+// The address's reputation as the service monitors it: good, degraded or bad.
+func (o GetIpAllocationsIpAllocationOutput) Health() HealthOutput {
+	return o.ApplyT(func(v GetIpAllocationsIpAllocation) Health { return v.Health }).(HealthOutput)
+}
+
+// The allocation's id (alloc_…), which stays through replacements: what `adoptId` takes.
+func (o GetIpAllocationsIpAllocationOutput) Id() pulumi.StringOutput {
+	return o.ApplyT(func(v GetIpAllocationsIpAllocation) string { return v.Id }).(pulumi.StringOutput)
+}
+
+// The current IPv4 address.
+func (o GetIpAllocationsIpAllocationOutput) Ip() pulumi.StringOutput {
+	return o.ApplyT(func(v GetIpAllocationsIpAllocation) string { return v.Ip }).(pulumi.StringOutput)
+}
+
+// The IP product: `isp` or `dedicated`.
+func (o GetIpAllocationsIpAllocationOutput) Product() ProductOutput {
+	return o.ApplyT(func(v GetIpAllocationsIpAllocation) Product { return v.Product }).(ProductOutput)
+}
+
+// When the allocation next renews and is charged (ISO 8601, UTC).
+func (o GetIpAllocationsIpAllocationOutput) RenewsAt() pulumi.StringOutput {
+	return o.ApplyT(func(v GetIpAllocationsIpAllocation) string { return v.RenewsAt }).(pulumi.StringOutput)
+}
+
+// Replacements made this calendar month.
+func (o GetIpAllocationsIpAllocationOutput) ReplacementsThisMonth() pulumi.IntOutput {
+	return o.ApplyT(func(v GetIpAllocationsIpAllocation) int { return v.ReplacementsThisMonth }).(pulumi.IntOutput)
+}
+
+type GetIpAllocationsIpAllocationArrayOutput struct{ *pulumi.OutputState }
+
+func (GetIpAllocationsIpAllocationArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetIpAllocationsIpAllocation)(nil)).Elem()
+}
+
+func (o GetIpAllocationsIpAllocationArrayOutput) ToGetIpAllocationsIpAllocationArrayOutput() GetIpAllocationsIpAllocationArrayOutput {
+	return o
+}
+
+func (o GetIpAllocationsIpAllocationArrayOutput) ToGetIpAllocationsIpAllocationArrayOutputWithContext(ctx context.Context) GetIpAllocationsIpAllocationArrayOutput {
+	return o
+}
+
+func (o GetIpAllocationsIpAllocationArrayOutput) Index(i pulumi.IntInput) GetIpAllocationsIpAllocationOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) GetIpAllocationsIpAllocation {
+		return vs[0].([]GetIpAllocationsIpAllocation)[vs[1].(int)]
+	}).(GetIpAllocationsIpAllocationOutput)
+}
+
+type GetProxyUsersProxyUser struct {
+	// When the user was created (ISO 8601, UTC).
+	CreatedAt string `pulumi:"createdAt"`
+	// Whether the user may use the gateways.
+	Enabled bool `pulumi:"enabled"`
+	// The proxy user's id (pu_…): what `adoptId` takes.
+	Id string `pulumi:"id"`
+	// Traffic ceilings.
+	Limits GetProxyUsersProxyUserLimits `pulumi:"limits"`
+	// The name the user was created with.
+	Name string `pulumi:"name"`
+	// When the user last changed (ISO 8601, UTC).
+	UpdatedAt string `pulumi:"updatedAt"`
+	// The gateway login.
+	Username string `pulumi:"username"`
+}
+
+type GetProxyUsersProxyUserOutput struct{ *pulumi.OutputState }
+
+func (GetProxyUsersProxyUserOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetProxyUsersProxyUser)(nil)).Elem()
+}
+
+func (o GetProxyUsersProxyUserOutput) ToGetProxyUsersProxyUserOutput() GetProxyUsersProxyUserOutput {
+	return o
+}
+
+func (o GetProxyUsersProxyUserOutput) ToGetProxyUsersProxyUserOutputWithContext(ctx context.Context) GetProxyUsersProxyUserOutput {
+	return o
+}
+
+// When the user was created (ISO 8601, UTC).
+func (o GetProxyUsersProxyUserOutput) CreatedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v GetProxyUsersProxyUser) string { return v.CreatedAt }).(pulumi.StringOutput)
+}
+
+// Whether the user may use the gateways.
+func (o GetProxyUsersProxyUserOutput) Enabled() pulumi.BoolOutput {
+	return o.ApplyT(func(v GetProxyUsersProxyUser) bool { return v.Enabled }).(pulumi.BoolOutput)
+}
+
+// The proxy user's id (pu_…): what `adoptId` takes.
+func (o GetProxyUsersProxyUserOutput) Id() pulumi.StringOutput {
+	return o.ApplyT(func(v GetProxyUsersProxyUser) string { return v.Id }).(pulumi.StringOutput)
+}
+
+// Traffic ceilings.
+func (o GetProxyUsersProxyUserOutput) Limits() GetProxyUsersProxyUserLimitsOutput {
+	return o.ApplyT(func(v GetProxyUsersProxyUser) GetProxyUsersProxyUserLimits { return v.Limits }).(GetProxyUsersProxyUserLimitsOutput)
+}
+
+// The name the user was created with.
+func (o GetProxyUsersProxyUserOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v GetProxyUsersProxyUser) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// When the user last changed (ISO 8601, UTC).
+func (o GetProxyUsersProxyUserOutput) UpdatedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v GetProxyUsersProxyUser) string { return v.UpdatedAt }).(pulumi.StringOutput)
+}
+
+// The gateway login.
+func (o GetProxyUsersProxyUserOutput) Username() pulumi.StringOutput {
+	return o.ApplyT(func(v GetProxyUsersProxyUser) string { return v.Username }).(pulumi.StringOutput)
+}
+
+type GetProxyUsersProxyUserArrayOutput struct{ *pulumi.OutputState }
+
+func (GetProxyUsersProxyUserArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetProxyUsersProxyUser)(nil)).Elem()
+}
+
+func (o GetProxyUsersProxyUserArrayOutput) ToGetProxyUsersProxyUserArrayOutput() GetProxyUsersProxyUserArrayOutput {
+	return o
+}
+
+func (o GetProxyUsersProxyUserArrayOutput) ToGetProxyUsersProxyUserArrayOutputWithContext(ctx context.Context) GetProxyUsersProxyUserArrayOutput {
+	return o
+}
+
+func (o GetProxyUsersProxyUserArrayOutput) Index(i pulumi.IntInput) GetProxyUsersProxyUserOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) GetProxyUsersProxyUser {
+		return vs[0].([]GetProxyUsersProxyUser)[vs[1].(int)]
+	}).(GetProxyUsersProxyUserOutput)
+}
+
+// Traffic ceilings.
+type GetProxyUsersProxyUserLimits struct {
+	// Daily ceiling in GB; null means no ceiling.
+	DailyGb float64 `pulumi:"dailyGb"`
+	// Monthly ceiling in GB; null means no ceiling.
+	MonthlyGb float64 `pulumi:"monthlyGb"`
+}
+
+// Traffic ceilings.
+type GetProxyUsersProxyUserLimitsOutput struct{ *pulumi.OutputState }
+
+func (GetProxyUsersProxyUserLimitsOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetProxyUsersProxyUserLimits)(nil)).Elem()
+}
+
+func (o GetProxyUsersProxyUserLimitsOutput) ToGetProxyUsersProxyUserLimitsOutput() GetProxyUsersProxyUserLimitsOutput {
+	return o
+}
+
+func (o GetProxyUsersProxyUserLimitsOutput) ToGetProxyUsersProxyUserLimitsOutputWithContext(ctx context.Context) GetProxyUsersProxyUserLimitsOutput {
+	return o
+}
+
+// Daily ceiling in GB; null means no ceiling.
+func (o GetProxyUsersProxyUserLimitsOutput) DailyGb() pulumi.Float64Output {
+	return o.ApplyT(func(v GetProxyUsersProxyUserLimits) float64 { return v.DailyGb }).(pulumi.Float64Output)
+}
+
+// Monthly ceiling in GB; null means no ceiling.
+func (o GetProxyUsersProxyUserLimitsOutput) MonthlyGb() pulumi.Float64Output {
+	return o.ApplyT(func(v GetProxyUsersProxyUserLimits) float64 { return v.MonthlyGb }).(pulumi.Float64Output)
+}
+
+type GetUsageRow struct {
+	// Bytes carried through the gateways, both directions.
+	Bytes int `pulumi:"bytes"`
+	// The day, or the first day of the month, `YYYY-MM-DD` (UTC).
+	PeriodStart string `pulumi:"periodStart"`
+	// The proxy user (pu_…).
+	ProxyUserId string `pulumi:"proxyUserId"`
+	// Requests carried through the gateways.
+	Requests int `pulumi:"requests"`
+}
+
+type GetUsageRowOutput struct{ *pulumi.OutputState }
+
+func (GetUsageRowOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetUsageRow)(nil)).Elem()
+}
+
+func (o GetUsageRowOutput) ToGetUsageRowOutput() GetUsageRowOutput {
+	return o
+}
+
+func (o GetUsageRowOutput) ToGetUsageRowOutputWithContext(ctx context.Context) GetUsageRowOutput {
+	return o
+}
+
+// Bytes carried through the gateways, both directions.
+func (o GetUsageRowOutput) Bytes() pulumi.IntOutput {
+	return o.ApplyT(func(v GetUsageRow) int { return v.Bytes }).(pulumi.IntOutput)
+}
+
+// The day, or the first day of the month, `YYYY-MM-DD` (UTC).
+func (o GetUsageRowOutput) PeriodStart() pulumi.StringOutput {
+	return o.ApplyT(func(v GetUsageRow) string { return v.PeriodStart }).(pulumi.StringOutput)
+}
+
+// The proxy user (pu_…).
+func (o GetUsageRowOutput) ProxyUserId() pulumi.StringOutput {
+	return o.ApplyT(func(v GetUsageRow) string { return v.ProxyUserId }).(pulumi.StringOutput)
+}
+
+// Requests carried through the gateways.
+func (o GetUsageRowOutput) Requests() pulumi.IntOutput {
+	return o.ApplyT(func(v GetUsageRow) int { return v.Requests }).(pulumi.IntOutput)
+}
+
+type GetUsageRowArrayOutput struct{ *pulumi.OutputState }
+
+func (GetUsageRowArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetUsageRow)(nil)).Elem()
+}
+
+func (o GetUsageRowArrayOutput) ToGetUsageRowArrayOutput() GetUsageRowArrayOutput {
+	return o
+}
+
+func (o GetUsageRowArrayOutput) ToGetUsageRowArrayOutputWithContext(ctx context.Context) GetUsageRowArrayOutput {
+	return o
+}
+
+func (o GetUsageRowArrayOutput) Index(i pulumi.IntInput) GetUsageRowOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) GetUsageRow {
+		return vs[0].([]GetUsageRow)[vs[1].(int)]
+	}).(GetUsageRowOutput)
+}
+
+// The sums over the rows.
+type GetUsageTotals struct {
+	// Bytes over every row.
+	Bytes int `pulumi:"bytes"`
+	// Requests over every row.
+	Requests int `pulumi:"requests"`
+}
+
+// The sums over the rows.
+type GetUsageTotalsOutput struct{ *pulumi.OutputState }
+
+func (GetUsageTotalsOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetUsageTotals)(nil)).Elem()
+}
+
+func (o GetUsageTotalsOutput) ToGetUsageTotalsOutput() GetUsageTotalsOutput {
+	return o
+}
+
+func (o GetUsageTotalsOutput) ToGetUsageTotalsOutputWithContext(ctx context.Context) GetUsageTotalsOutput {
+	return o
+}
+
+// Bytes over every row.
+func (o GetUsageTotalsOutput) Bytes() pulumi.IntOutput {
+	return o.ApplyT(func(v GetUsageTotals) int { return v.Bytes }).(pulumi.IntOutput)
+}
+
+// Requests over every row.
+func (o GetUsageTotalsOutput) Requests() pulumi.IntOutput {
+	return o.ApplyT(func(v GetUsageTotals) int { return v.Requests }).(pulumi.IntOutput)
+}
+
+// Traffic ceilings.
+type LookupProxyUserLimits struct {
+	// Daily ceiling in GB; null means no ceiling.
+	DailyGb float64 `pulumi:"dailyGb"`
+	// Monthly ceiling in GB; null means no ceiling.
+	MonthlyGb float64 `pulumi:"monthlyGb"`
+}
+
+// Traffic ceilings.
+type LookupProxyUserLimitsOutput struct{ *pulumi.OutputState }
+
+func (LookupProxyUserLimitsOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*LookupProxyUserLimits)(nil)).Elem()
+}
+
+func (o LookupProxyUserLimitsOutput) ToLookupProxyUserLimitsOutput() LookupProxyUserLimitsOutput {
+	return o
+}
+
+func (o LookupProxyUserLimitsOutput) ToLookupProxyUserLimitsOutputWithContext(ctx context.Context) LookupProxyUserLimitsOutput {
+	return o
+}
+
+// Daily ceiling in GB; null means no ceiling.
+func (o LookupProxyUserLimitsOutput) DailyGb() pulumi.Float64Output {
+	return o.ApplyT(func(v LookupProxyUserLimits) float64 { return v.DailyGb }).(pulumi.Float64Output)
+}
+
+// Monthly ceiling in GB; null means no ceiling.
+func (o LookupProxyUserLimitsOutput) MonthlyGb() pulumi.Float64Output {
+	return o.ApplyT(func(v LookupProxyUserLimits) float64 { return v.MonthlyGb }).(pulumi.Float64Output)
+}
+
+// Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
 type ProxyUserLimits struct {
 	// Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
 	DailyGb *float64 `pulumi:"dailyGb"`
@@ -31,6 +482,7 @@ type ProxyUserLimitsInput interface {
 	ToProxyUserLimitsOutputWithContext(context.Context) ProxyUserLimitsOutput
 }
 
+// Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
 type ProxyUserLimitsArgs struct {
 	// Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
 	DailyGb pulumi.Float64PtrInput `pulumi:"dailyGb"`
@@ -91,6 +543,7 @@ func (i *proxyUserLimitsPtrType) ToProxyUserLimitsPtrOutputWithContext(ctx conte
 	return pulumi.ToOutputWithContext(ctx, i).(ProxyUserLimitsPtrOutput)
 }
 
+// Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
 type ProxyUserLimitsOutput struct{ *pulumi.OutputState }
 
 func (ProxyUserLimitsOutput) ElementType() reflect.Type {
@@ -172,6 +625,17 @@ func (o ProxyUserLimitsPtrOutput) MonthlyGb() pulumi.Float64PtrOutput {
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ProxyUserLimitsInput)(nil)).Elem(), ProxyUserLimitsArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ProxyUserLimitsPtrInput)(nil)).Elem(), ProxyUserLimitsArgs{})
+	pulumi.RegisterOutputType(GetChargesChargeOutput{})
+	pulumi.RegisterOutputType(GetChargesChargeArrayOutput{})
+	pulumi.RegisterOutputType(GetIpAllocationsIpAllocationOutput{})
+	pulumi.RegisterOutputType(GetIpAllocationsIpAllocationArrayOutput{})
+	pulumi.RegisterOutputType(GetProxyUsersProxyUserOutput{})
+	pulumi.RegisterOutputType(GetProxyUsersProxyUserArrayOutput{})
+	pulumi.RegisterOutputType(GetProxyUsersProxyUserLimitsOutput{})
+	pulumi.RegisterOutputType(GetUsageRowOutput{})
+	pulumi.RegisterOutputType(GetUsageRowArrayOutput{})
+	pulumi.RegisterOutputType(GetUsageTotalsOutput{})
+	pulumi.RegisterOutputType(LookupProxyUserLimitsOutput{})
 	pulumi.RegisterOutputType(ProxyUserLimitsOutput{})
 	pulumi.RegisterOutputType(ProxyUserLimitsPtrOutput{})
 }

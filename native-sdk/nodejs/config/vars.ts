@@ -7,22 +7,31 @@ import * as utilities from "../utilities";
 declare var exports: any;
 const __config = new pulumi.Config("proxy");
 
+/**
+ * The API key (live_…) the provider acts with; set it with `pulumi config set --secret`.
+ */
 export declare const apiKey: string | undefined;
 Object.defineProperty(exports, "apiKey", {
     get() {
-        return __config.get("apiKey");
+        return __config.get("apiKey") ?? utilities.getEnv("PROXY_API_KEY");
     },
     enumerable: true,
 });
 
+/**
+ * The management API's base URL, with its scheme (https://api.example.com).
+ */
 export declare const apiUrl: string | undefined;
 Object.defineProperty(exports, "apiUrl", {
     get() {
-        return __config.get("apiUrl");
+        return __config.get("apiUrl") ?? utilities.getEnv("PROXY_API_URL");
     },
     enumerable: true,
 });
 
+/**
+ * Requests per minute left to other users of the same key (default 0).
+ */
 export declare const rateLimitReserve: number | undefined;
 Object.defineProperty(exports, "rateLimitReserve", {
     get() {
@@ -31,6 +40,9 @@ Object.defineProperty(exports, "rateLimitReserve", {
     enumerable: true,
 });
 
+/**
+ * How long one request waits for an answer before it is tried again, in seconds (1 or more).
+ */
 export declare const requestTimeoutSeconds: number | undefined;
 Object.defineProperty(exports, "requestTimeoutSeconds", {
     get() {
@@ -39,6 +51,9 @@ Object.defineProperty(exports, "requestTimeoutSeconds", {
     enumerable: true,
 });
 
+/**
+ * How long a request the API did not answer is tried again, in seconds.
+ */
 export declare const retryWindowSeconds: number | undefined;
 Object.defineProperty(exports, "retryWindowSeconds", {
     get() {

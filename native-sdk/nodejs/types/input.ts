@@ -4,7 +4,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as inputs from "../types/input";
 import * as outputs from "../types/output";
+import * as enums from "../types/enums";
 
+/**
+ * Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
+ */
 export interface ProxyUserLimitsArgs {
     /**
      * Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.

@@ -4,7 +4,181 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as inputs from "../types/input";
 import * as outputs from "../types/output";
+import * as enums from "../types/enums";
 
+export interface GetChargesCharge {
+    /**
+     * The amount in cents.
+     */
+    amountCents: number;
+    /**
+     * When it was charged (ISO 8601, UTC).
+     */
+    createdAt: string;
+    /**
+     * The amount's currency.
+     */
+    currency: enums.Currency;
+    /**
+     * The charge's id (ch_…).
+     */
+    id: string;
+    /**
+     * What was charged: an allocation, a renewal, a replacement.
+     */
+    kind: string;
+    /**
+     * The object charged for (an allocation's id), if any.
+     */
+    ref: string;
+}
+
+export interface GetIpAllocationsIpAllocation {
+    /**
+     * When the address was allocated (ISO 8601, UTC).
+     */
+    allocatedAt: string;
+    /**
+     * The autonomous system announcing the address.
+     */
+    asn: string;
+    /**
+     * How many blacklists list the address.
+     */
+    blacklists: number;
+    /**
+     * City, lowercase.
+     */
+    city: string;
+    /**
+     * Two-letter country code, lowercase.
+     */
+    country: string;
+    /**
+     * Replacements left this month at no charge.
+     */
+    freeReplacementsRemaining: number;
+    /**
+     * The address's reputation as the service monitors it: good, degraded or bad.
+     */
+    health: enums.Health;
+    /**
+     * The allocation's id (alloc_…), which stays through replacements: what `adoptId` takes.
+     */
+    id: string;
+    /**
+     * The current IPv4 address.
+     */
+    ip: string;
+    /**
+     * The IP product: `isp` or `dedicated`.
+     */
+    product: enums.Product;
+    /**
+     * When the allocation next renews and is charged (ISO 8601, UTC).
+     */
+    renewsAt: string;
+    /**
+     * Replacements made this calendar month.
+     */
+    replacementsThisMonth: number;
+}
+
+export interface GetProxyUsersProxyUser {
+    /**
+     * When the user was created (ISO 8601, UTC).
+     */
+    createdAt: string;
+    /**
+     * Whether the user may use the gateways.
+     */
+    enabled: boolean;
+    /**
+     * The proxy user's id (pu_…): what `adoptId` takes.
+     */
+    id: string;
+    /**
+     * Traffic ceilings.
+     */
+    limits: outputs.GetProxyUsersProxyUserLimits;
+    /**
+     * The name the user was created with.
+     */
+    name: string;
+    /**
+     * When the user last changed (ISO 8601, UTC).
+     */
+    updatedAt: string;
+    /**
+     * The gateway login.
+     */
+    username: string;
+}
+
+/**
+ * Traffic ceilings.
+ */
+export interface GetProxyUsersProxyUserLimits {
+    /**
+     * Daily ceiling in GB; null means no ceiling.
+     */
+    dailyGb: number;
+    /**
+     * Monthly ceiling in GB; null means no ceiling.
+     */
+    monthlyGb: number;
+}
+
+export interface GetUsageRow {
+    /**
+     * Bytes carried through the gateways, both directions.
+     */
+    bytes: number;
+    /**
+     * The day, or the first day of the month, `YYYY-MM-DD` (UTC).
+     */
+    periodStart: string;
+    /**
+     * The proxy user (pu_…).
+     */
+    proxyUserId: string;
+    /**
+     * Requests carried through the gateways.
+     */
+    requests: number;
+}
+
+/**
+ * The sums over the rows.
+ */
+export interface GetUsageTotals {
+    /**
+     * Bytes over every row.
+     */
+    bytes: number;
+    /**
+     * Requests over every row.
+     */
+    requests: number;
+}
+
+/**
+ * Traffic ceilings.
+ */
+export interface LookupProxyUserLimits {
+    /**
+     * Daily ceiling in GB; null means no ceiling.
+     */
+    dailyGb: number;
+    /**
+     * Monthly ceiling in GB; null means no ceiling.
+     */
+    monthlyGb: number;
+}
+
+/**
+ * Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
+ */
 export interface ProxyUserLimits {
     /**
      * Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.

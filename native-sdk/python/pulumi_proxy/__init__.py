@@ -6,8 +6,16 @@ import builtins as _builtins
 from . import _utilities
 import typing
 # Export this package's modules as members:
+from ._enums import *
 from .api_key import *
+from .get_balance import *
+from .get_charges import *
+from .get_ip_allocations import *
+from .get_proxy_users import *
+from .get_usage import *
 from .ip_allocation import *
+from .lookup_ip_allocation import *
+from .lookup_proxy_user import *
 from .provider import *
 from .proxy_user import *
 from ._inputs import *

@@ -13,6 +13,7 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from ._enums import *
 
 __all__ = [
     'ProxyUserLimitsArgs',
@@ -20,6 +21,9 @@ __all__ = [
 ]
 
 class ProxyUserLimitsArgsDict(TypedDict):
+    """
+    Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
+    """
     daily_gb: NotRequired[pulumi.Input[Optional[_builtins.float]]]
     """
     Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
@@ -35,6 +39,8 @@ class ProxyUserLimitsArgs:
                  daily_gb: pulumi.Input[Optional[_builtins.float]] = None,
                  monthly_gb: pulumi.Input[Optional[_builtins.float]] = None):
         """
+        Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
+
         :param pulumi.Input[_builtins.float] daily_gb: Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
         :param pulumi.Input[_builtins.float] monthly_gb: Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
         """

@@ -13,6 +13,7 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from ._enums import *
 
 __all__ = ['ApiKeyArgs', 'ApiKey']
 
@@ -20,7 +21,7 @@ __all__ = ['ApiKeyArgs', 'ApiKey']
 class ApiKeyArgs:
     def __init__(__self__, *,
                  name: pulumi.Input[_builtins.str],
-                 scopes: pulumi.Input[Sequence[pulumi.Input[_builtins.str]]],
+                 scopes: pulumi.Input[Sequence[pulumi.Input['Scope']]],
                  adopt_id: pulumi.Input[Optional[_builtins.str]] = None,
                  expires_at: pulumi.Input[Optional[_builtins.str]] = None,
                  grace_hours: pulumi.Input[Optional[_builtins.int]] = None,
@@ -30,7 +31,7 @@ class ApiKeyArgs:
         The set of arguments for constructing a ApiKey resource.
 
         :param pulumi.Input[_builtins.str] name: 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked).
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] scopes: A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
+        :param pulumi.Input[Sequence[pulumi.Input['Scope']]] scopes: A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
         :param pulumi.Input[_builtins.str] adopt_id: Take over the existing key with this id (key_…) instead of creating one; rotate it to learn a secret.
         :param pulumi.Input[_builtins.str] expires_at: ISO 8601 UTC expiry, in the future; changing it replaces the key.
         :param pulumi.Input[_builtins.int] grace_hours: How long the previous secret keeps working after a rotation: 0–168 hours, default 24.
@@ -66,14 +67,14 @@ class ApiKeyArgs:
 
     @_builtins.property
     @pulumi.getter
-    def scopes(self) -> pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]:
+    def scopes(self) -> pulumi.Input[Sequence[pulumi.Input['Scope']]]:
         """
         A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
         """
         return pulumi.get(self, "scopes")
 
     @scopes.setter
-    def scopes(self, value: pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]):
+    def scopes(self, value: pulumi.Input[Sequence[pulumi.Input['Scope']]]):
         pulumi.set(self, "scopes", value)
 
     @_builtins.property
@@ -149,10 +150,21 @@ class ApiKey(pulumi.CustomResource):
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  rotate_after_days: pulumi.Input[Optional[_builtins.int]] = None,
                  rotation_trigger: pulumi.Input[Optional[_builtins.str]] = None,
-                 scopes: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 scopes: pulumi.Input[Optional[Sequence[pulumi.Input['Scope']]]] = None,
                  __props__=None):
         """
         A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state.
+
+        ## Example Usage
+        ### An ApiKey
+        ```python
+        import pulumi_proxy as proxy
+
+        api_key = proxy.ApiKey("apiKey",
+            name="ci-usage",
+            scopes=["usage:read"],
+            grace_hours=24)
+        ```
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -162,7 +174,7 @@ class ApiKey(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] name: 1–63 characters. Changing it replaces the key (the new key is created before the old is revoked).
         :param pulumi.Input[_builtins.int] rotate_after_days: Rotate the secret in place (with `graceHours`) once the last rotation, or else the creation, is this many days old: a whole number, 1–365. The preview that finds it due plans the rotation.
         :param pulumi.Input[_builtins.str] rotation_trigger: Any change of this value rotates the secret in place, like a keeper.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] scopes: A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
+        :param pulumi.Input[Sequence[pulumi.Input['Scope']]] scopes: A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
         """
         ...
     @overload
@@ -172,6 +184,17 @@ class ApiKey(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state.
+
+        ## Example Usage
+        ### An ApiKey
+        ```python
+        import pulumi_proxy as proxy
+
+        api_key = proxy.ApiKey("apiKey",
+            name="ci-usage",
+            scopes=["usage:read"],
+            grace_hours=24)
+        ```
 
         :param str resource_name: The name of the resource.
         :param ApiKeyArgs args: The arguments to use to populate this resource's properties.
@@ -194,7 +217,7 @@ class ApiKey(pulumi.CustomResource):
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  rotate_after_days: pulumi.Input[Optional[_builtins.int]] = None,
                  rotation_trigger: pulumi.Input[Optional[_builtins.str]] = None,
-                 scopes: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 scopes: pulumi.Input[Optional[Sequence[pulumi.Input['Scope']]]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -265,6 +288,9 @@ class ApiKey(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="createdAt")
     def created_at(self) -> pulumi.Output[_builtins.str]:
+        """
+        When the key was created (ISO 8601, UTC).
+        """
         return pulumi.get(self, "created_at")
 
     @_builtins.property
@@ -286,6 +312,9 @@ class ApiKey(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="lastRotatedAt")
     def last_rotated_at(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        When the secret was last rotated; null if never.
+        """
         return pulumi.get(self, "last_rotated_at")
 
     @_builtins.property
@@ -306,7 +335,7 @@ class ApiKey(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def scopes(self) -> pulumi.Output[Sequence[_builtins.str]]:
+    def scopes(self) -> pulumi.Output[Sequence['Scope']]:
         """
         A non-empty set of the seven scopes. Changing it replaces the key: the new key is created, then the old one is revoked, and the old secret stops working at once (no grace period).
         """

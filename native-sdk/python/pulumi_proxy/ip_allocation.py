@@ -13,6 +13,7 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from ._enums import *
 
 __all__ = ['IpAllocationArgs', 'IpAllocation']
 
@@ -20,7 +21,7 @@ __all__ = ['IpAllocationArgs', 'IpAllocation']
 class IpAllocationArgs:
     def __init__(__self__, *,
                  country: pulumi.Input[_builtins.str],
-                 product: pulumi.Input[_builtins.str],
+                 product: pulumi.Input['Product'],
                  adopt_id: pulumi.Input[Optional[_builtins.str]] = None,
                  city: pulumi.Input[Optional[_builtins.str]] = None,
                  keep_city: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -31,7 +32,7 @@ class IpAllocationArgs:
         The set of arguments for constructing a IpAllocation resource.
 
         :param pulumi.Input[_builtins.str] country: Two-letter country code, e.g. "de". Changing it replaces the allocation.
-        :param pulumi.Input[_builtins.str] product: "isp" or "dedicated". Changing it replaces the allocation.
+        :param pulumi.Input['Product'] product: "isp" or "dedicated". Changing it replaces the allocation.
         :param pulumi.Input[_builtins.str] adopt_id: Take over the existing allocation with this id (alloc_…) or address instead of allocating one.
         :param pulumi.Input[_builtins.str] city: Lowercase city name; any city of the country when absent. Moving to another city replaces the allocation.
         :param pulumi.Input[_builtins.bool] keep_city: Keep the replacement in the same city.
@@ -72,14 +73,14 @@ class IpAllocationArgs:
 
     @_builtins.property
     @pulumi.getter
-    def product(self) -> pulumi.Input[_builtins.str]:
+    def product(self) -> pulumi.Input['Product']:
         """
         "isp" or "dedicated". Changing it replaces the allocation.
         """
         return pulumi.get(self, "product")
 
     @product.setter
-    def product(self, value: pulumi.Input[_builtins.str]):
+    def product(self, value: pulumi.Input['Product']):
         pulumi.set(self, "product", value)
 
     @_builtins.property
@@ -166,12 +167,23 @@ class IpAllocation(pulumi.CustomResource):
                  country: pulumi.Input[Optional[_builtins.str]] = None,
                  keep_city: pulumi.Input[Optional[_builtins.bool]] = None,
                  max_replacement_charge_cents: pulumi.Input[Optional[_builtins.int]] = None,
-                 product: pulumi.Input[Optional[_builtins.str]] = None,
+                 product: pulumi.Input[Optional['Product']] = None,
                  replace_reason: pulumi.Input[Optional[_builtins.str]] = None,
                  replace_trigger: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
         An allocated ISP or dedicated address. The resource id is the stable allocation id; `ip` may change.
+
+        ## Example Usage
+        ### An IpAllocation
+        ```python
+        import pulumi_proxy as proxy
+
+        ip_allocation = proxy.IpAllocation("ipAllocation",
+            product="isp",
+            country="us",
+            city="new york")
+        ```
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -180,7 +192,7 @@ class IpAllocation(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] country: Two-letter country code, e.g. "de". Changing it replaces the allocation.
         :param pulumi.Input[_builtins.bool] keep_city: Keep the replacement in the same city.
         :param pulumi.Input[_builtins.int] max_replacement_charge_cents: The most a replacement may cost, in cents. Two replacements per allocation and month are free; later ones are refused unless this ceiling covers their prorated price.
-        :param pulumi.Input[_builtins.str] product: "isp" or "dedicated". Changing it replaces the allocation.
+        :param pulumi.Input['Product'] product: "isp" or "dedicated". Changing it replaces the allocation.
         :param pulumi.Input[_builtins.str] replace_reason: Why the address is replaced: blacklisted, unreachable, slow, other or any text up to 200 characters. Default "other".
         :param pulumi.Input[_builtins.str] replace_trigger: A change of this value swaps the address in place (same allocation id), using the settings below. An IP address names the address to retire: it swaps only while the allocation holds it.
         """
@@ -192,6 +204,17 @@ class IpAllocation(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         An allocated ISP or dedicated address. The resource id is the stable allocation id; `ip` may change.
+
+        ## Example Usage
+        ### An IpAllocation
+        ```python
+        import pulumi_proxy as proxy
+
+        ip_allocation = proxy.IpAllocation("ipAllocation",
+            product="isp",
+            country="us",
+            city="new york")
+        ```
 
         :param str resource_name: The name of the resource.
         :param IpAllocationArgs args: The arguments to use to populate this resource's properties.
@@ -213,7 +236,7 @@ class IpAllocation(pulumi.CustomResource):
                  country: pulumi.Input[Optional[_builtins.str]] = None,
                  keep_city: pulumi.Input[Optional[_builtins.bool]] = None,
                  max_replacement_charge_cents: pulumi.Input[Optional[_builtins.int]] = None,
-                 product: pulumi.Input[Optional[_builtins.str]] = None,
+                 product: pulumi.Input[Optional['Product']] = None,
                  replace_reason: pulumi.Input[Optional[_builtins.str]] = None,
                  replace_trigger: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
@@ -297,6 +320,9 @@ class IpAllocation(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="allocatedAt")
     def allocated_at(self) -> pulumi.Output[_builtins.str]:
+        """
+        When the address was allocated (ISO 8601, UTC).
+        """
         return pulumi.get(self, "allocated_at")
 
     @_builtins.property
@@ -310,11 +336,17 @@ class IpAllocation(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter
     def asn(self) -> pulumi.Output[_builtins.str]:
+        """
+        The autonomous system announcing the address.
+        """
         return pulumi.get(self, "asn")
 
     @_builtins.property
     @pulumi.getter
     def blacklists(self) -> pulumi.Output[_builtins.float]:
+        """
+        How many blacklists list the address.
+        """
         return pulumi.get(self, "blacklists")
 
     @_builtins.property
@@ -336,11 +368,17 @@ class IpAllocation(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="freeReplacementsRemaining")
     def free_replacements_remaining(self) -> pulumi.Output[_builtins.float]:
+        """
+        Replacements left this month at no charge.
+        """
         return pulumi.get(self, "free_replacements_remaining")
 
     @_builtins.property
     @pulumi.getter
-    def health(self) -> pulumi.Output[_builtins.str]:
+    def health(self) -> pulumi.Output['Health']:
+        """
+        The address's reputation as the service monitors it: good, degraded or bad.
+        """
         return pulumi.get(self, "health")
 
     @_builtins.property
@@ -369,7 +407,7 @@ class IpAllocation(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def product(self) -> pulumi.Output[_builtins.str]:
+    def product(self) -> pulumi.Output['Product']:
         """
         "isp" or "dedicated". Changing it replaces the allocation.
         """
@@ -378,11 +416,17 @@ class IpAllocation(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="renewsAt")
     def renews_at(self) -> pulumi.Output[_builtins.str]:
+        """
+        When the allocation next renews and is charged (ISO 8601, UTC).
+        """
         return pulumi.get(self, "renews_at")
 
     @_builtins.property
     @pulumi.getter(name="replacementsThisMonth")
     def replacements_this_month(self) -> pulumi.Output[_builtins.float]:
+        """
+        Replacements made this calendar month.
+        """
         return pulumi.get(self, "replacements_this_month")
 
     @_builtins.property

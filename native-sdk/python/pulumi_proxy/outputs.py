@@ -13,13 +13,474 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from . import outputs
+from ._enums import *
 
 __all__ = [
+    'GetChargesCharge',
+    'GetIpAllocationsIpAllocation',
+    'GetProxyUsersProxyUser',
+    'GetProxyUsersProxyUserLimits',
+    'GetUsageRow',
+    'GetUsageTotals',
+    'LookupProxyUserLimits',
     'ProxyUserLimits',
 ]
 
 @pulumi.output_type
+class GetChargesCharge(dict):
+    def __init__(__self__, *,
+                 amount_cents: _builtins.int,
+                 created_at: _builtins.str,
+                 currency: 'Currency',
+                 id: _builtins.str,
+                 kind: _builtins.str,
+                 ref: _builtins.str):
+        """
+        :param _builtins.int amount_cents: The amount in cents.
+        :param _builtins.str created_at: When it was charged (ISO 8601, UTC).
+        :param 'Currency' currency: The amount's currency.
+        :param _builtins.str id: The charge's id (ch_…).
+        :param _builtins.str kind: What was charged: an allocation, a renewal, a replacement.
+        :param _builtins.str ref: The object charged for (an allocation's id), if any.
+        """
+        pulumi.set(__self__, "amount_cents", amount_cents)
+        pulumi.set(__self__, "created_at", created_at)
+        pulumi.set(__self__, "currency", currency)
+        pulumi.set(__self__, "id", id)
+        pulumi.set(__self__, "kind", kind)
+        pulumi.set(__self__, "ref", ref)
+
+    @_builtins.property
+    @pulumi.getter(name="amountCents")
+    def amount_cents(self) -> _builtins.int:
+        """
+        The amount in cents.
+        """
+        return pulumi.get(self, "amount_cents")
+
+    @_builtins.property
+    @pulumi.getter(name="createdAt")
+    def created_at(self) -> _builtins.str:
+        """
+        When it was charged (ISO 8601, UTC).
+        """
+        return pulumi.get(self, "created_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def currency(self) -> 'Currency':
+        """
+        The amount's currency.
+        """
+        return pulumi.get(self, "currency")
+
+    @_builtins.property
+    @pulumi.getter
+    def id(self) -> _builtins.str:
+        """
+        The charge's id (ch_…).
+        """
+        return pulumi.get(self, "id")
+
+    @_builtins.property
+    @pulumi.getter
+    def kind(self) -> _builtins.str:
+        """
+        What was charged: an allocation, a renewal, a replacement.
+        """
+        return pulumi.get(self, "kind")
+
+    @_builtins.property
+    @pulumi.getter
+    def ref(self) -> _builtins.str:
+        """
+        The object charged for (an allocation's id), if any.
+        """
+        return pulumi.get(self, "ref")
+
+
+@pulumi.output_type
+class GetIpAllocationsIpAllocation(dict):
+    def __init__(__self__, *,
+                 allocated_at: _builtins.str,
+                 asn: _builtins.str,
+                 blacklists: _builtins.int,
+                 city: _builtins.str,
+                 country: _builtins.str,
+                 free_replacements_remaining: _builtins.int,
+                 health: 'Health',
+                 id: _builtins.str,
+                 ip: _builtins.str,
+                 product: 'Product',
+                 renews_at: _builtins.str,
+                 replacements_this_month: _builtins.int):
+        """
+        :param _builtins.str allocated_at: When the address was allocated (ISO 8601, UTC).
+        :param _builtins.str asn: The autonomous system announcing the address.
+        :param _builtins.int blacklists: How many blacklists list the address.
+        :param _builtins.str city: City, lowercase.
+        :param _builtins.str country: Two-letter country code, lowercase.
+        :param _builtins.int free_replacements_remaining: Replacements left this month at no charge.
+        :param 'Health' health: The address's reputation as the service monitors it: good, degraded or bad.
+        :param _builtins.str id: The allocation's id (alloc_…), which stays through replacements: what `adoptId` takes.
+        :param _builtins.str ip: The current IPv4 address.
+        :param 'Product' product: The IP product: `isp` or `dedicated`.
+        :param _builtins.str renews_at: When the allocation next renews and is charged (ISO 8601, UTC).
+        :param _builtins.int replacements_this_month: Replacements made this calendar month.
+        """
+        pulumi.set(__self__, "allocated_at", allocated_at)
+        pulumi.set(__self__, "asn", asn)
+        pulumi.set(__self__, "blacklists", blacklists)
+        pulumi.set(__self__, "city", city)
+        pulumi.set(__self__, "country", country)
+        pulumi.set(__self__, "free_replacements_remaining", free_replacements_remaining)
+        pulumi.set(__self__, "health", health)
+        pulumi.set(__self__, "id", id)
+        pulumi.set(__self__, "ip", ip)
+        pulumi.set(__self__, "product", product)
+        pulumi.set(__self__, "renews_at", renews_at)
+        pulumi.set(__self__, "replacements_this_month", replacements_this_month)
+
+    @_builtins.property
+    @pulumi.getter(name="allocatedAt")
+    def allocated_at(self) -> _builtins.str:
+        """
+        When the address was allocated (ISO 8601, UTC).
+        """
+        return pulumi.get(self, "allocated_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def asn(self) -> _builtins.str:
+        """
+        The autonomous system announcing the address.
+        """
+        return pulumi.get(self, "asn")
+
+    @_builtins.property
+    @pulumi.getter
+    def blacklists(self) -> _builtins.int:
+        """
+        How many blacklists list the address.
+        """
+        return pulumi.get(self, "blacklists")
+
+    @_builtins.property
+    @pulumi.getter
+    def city(self) -> _builtins.str:
+        """
+        City, lowercase.
+        """
+        return pulumi.get(self, "city")
+
+    @_builtins.property
+    @pulumi.getter
+    def country(self) -> _builtins.str:
+        """
+        Two-letter country code, lowercase.
+        """
+        return pulumi.get(self, "country")
+
+    @_builtins.property
+    @pulumi.getter(name="freeReplacementsRemaining")
+    def free_replacements_remaining(self) -> _builtins.int:
+        """
+        Replacements left this month at no charge.
+        """
+        return pulumi.get(self, "free_replacements_remaining")
+
+    @_builtins.property
+    @pulumi.getter
+    def health(self) -> 'Health':
+        """
+        The address's reputation as the service monitors it: good, degraded or bad.
+        """
+        return pulumi.get(self, "health")
+
+    @_builtins.property
+    @pulumi.getter
+    def id(self) -> _builtins.str:
+        """
+        The allocation's id (alloc_…), which stays through replacements: what `adoptId` takes.
+        """
+        return pulumi.get(self, "id")
+
+    @_builtins.property
+    @pulumi.getter
+    def ip(self) -> _builtins.str:
+        """
+        The current IPv4 address.
+        """
+        return pulumi.get(self, "ip")
+
+    @_builtins.property
+    @pulumi.getter
+    def product(self) -> 'Product':
+        """
+        The IP product: `isp` or `dedicated`.
+        """
+        return pulumi.get(self, "product")
+
+    @_builtins.property
+    @pulumi.getter(name="renewsAt")
+    def renews_at(self) -> _builtins.str:
+        """
+        When the allocation next renews and is charged (ISO 8601, UTC).
+        """
+        return pulumi.get(self, "renews_at")
+
+    @_builtins.property
+    @pulumi.getter(name="replacementsThisMonth")
+    def replacements_this_month(self) -> _builtins.int:
+        """
+        Replacements made this calendar month.
+        """
+        return pulumi.get(self, "replacements_this_month")
+
+
+@pulumi.output_type
+class GetProxyUsersProxyUser(dict):
+    def __init__(__self__, *,
+                 created_at: _builtins.str,
+                 enabled: _builtins.bool,
+                 id: _builtins.str,
+                 limits: 'outputs.GetProxyUsersProxyUserLimits',
+                 name: _builtins.str,
+                 updated_at: _builtins.str,
+                 username: _builtins.str):
+        """
+        :param _builtins.str created_at: When the user was created (ISO 8601, UTC).
+        :param _builtins.bool enabled: Whether the user may use the gateways.
+        :param _builtins.str id: The proxy user's id (pu_…): what `adoptId` takes.
+        :param 'GetProxyUsersProxyUserLimits' limits: Traffic ceilings.
+        :param _builtins.str name: The name the user was created with.
+        :param _builtins.str updated_at: When the user last changed (ISO 8601, UTC).
+        :param _builtins.str username: The gateway login.
+        """
+        pulumi.set(__self__, "created_at", created_at)
+        pulumi.set(__self__, "enabled", enabled)
+        pulumi.set(__self__, "id", id)
+        pulumi.set(__self__, "limits", limits)
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "updated_at", updated_at)
+        pulumi.set(__self__, "username", username)
+
+    @_builtins.property
+    @pulumi.getter(name="createdAt")
+    def created_at(self) -> _builtins.str:
+        """
+        When the user was created (ISO 8601, UTC).
+        """
+        return pulumi.get(self, "created_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def enabled(self) -> _builtins.bool:
+        """
+        Whether the user may use the gateways.
+        """
+        return pulumi.get(self, "enabled")
+
+    @_builtins.property
+    @pulumi.getter
+    def id(self) -> _builtins.str:
+        """
+        The proxy user's id (pu_…): what `adoptId` takes.
+        """
+        return pulumi.get(self, "id")
+
+    @_builtins.property
+    @pulumi.getter
+    def limits(self) -> 'outputs.GetProxyUsersProxyUserLimits':
+        """
+        Traffic ceilings.
+        """
+        return pulumi.get(self, "limits")
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        The name the user was created with.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter(name="updatedAt")
+    def updated_at(self) -> _builtins.str:
+        """
+        When the user last changed (ISO 8601, UTC).
+        """
+        return pulumi.get(self, "updated_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def username(self) -> _builtins.str:
+        """
+        The gateway login.
+        """
+        return pulumi.get(self, "username")
+
+
+@pulumi.output_type
+class GetProxyUsersProxyUserLimits(dict):
+    """
+    Traffic ceilings.
+    """
+    def __init__(__self__, *,
+                 daily_gb: _builtins.float,
+                 monthly_gb: _builtins.float):
+        """
+        Traffic ceilings.
+
+        :param _builtins.float daily_gb: Daily ceiling in GB; null means no ceiling.
+        :param _builtins.float monthly_gb: Monthly ceiling in GB; null means no ceiling.
+        """
+        pulumi.set(__self__, "daily_gb", daily_gb)
+        pulumi.set(__self__, "monthly_gb", monthly_gb)
+
+    @_builtins.property
+    @pulumi.getter(name="dailyGb")
+    def daily_gb(self) -> _builtins.float:
+        """
+        Daily ceiling in GB; null means no ceiling.
+        """
+        return pulumi.get(self, "daily_gb")
+
+    @_builtins.property
+    @pulumi.getter(name="monthlyGb")
+    def monthly_gb(self) -> _builtins.float:
+        """
+        Monthly ceiling in GB; null means no ceiling.
+        """
+        return pulumi.get(self, "monthly_gb")
+
+
+@pulumi.output_type
+class GetUsageRow(dict):
+    def __init__(__self__, *,
+                 bytes: _builtins.int,
+                 period_start: _builtins.str,
+                 proxy_user_id: _builtins.str,
+                 requests: _builtins.int):
+        """
+        :param _builtins.int bytes: Bytes carried through the gateways, both directions.
+        :param _builtins.str period_start: The day, or the first day of the month, `YYYY-MM-DD` (UTC).
+        :param _builtins.str proxy_user_id: The proxy user (pu_…).
+        :param _builtins.int requests: Requests carried through the gateways.
+        """
+        pulumi.set(__self__, "bytes", bytes)
+        pulumi.set(__self__, "period_start", period_start)
+        pulumi.set(__self__, "proxy_user_id", proxy_user_id)
+        pulumi.set(__self__, "requests", requests)
+
+    @_builtins.property
+    @pulumi.getter
+    def bytes(self) -> _builtins.int:
+        """
+        Bytes carried through the gateways, both directions.
+        """
+        return pulumi.get(self, "bytes")
+
+    @_builtins.property
+    @pulumi.getter(name="periodStart")
+    def period_start(self) -> _builtins.str:
+        """
+        The day, or the first day of the month, `YYYY-MM-DD` (UTC).
+        """
+        return pulumi.get(self, "period_start")
+
+    @_builtins.property
+    @pulumi.getter(name="proxyUserId")
+    def proxy_user_id(self) -> _builtins.str:
+        """
+        The proxy user (pu_…).
+        """
+        return pulumi.get(self, "proxy_user_id")
+
+    @_builtins.property
+    @pulumi.getter
+    def requests(self) -> _builtins.int:
+        """
+        Requests carried through the gateways.
+        """
+        return pulumi.get(self, "requests")
+
+
+@pulumi.output_type
+class GetUsageTotals(dict):
+    """
+    The sums over the rows.
+    """
+    def __init__(__self__, *,
+                 bytes: _builtins.int,
+                 requests: _builtins.int):
+        """
+        The sums over the rows.
+
+        :param _builtins.int bytes: Bytes over every row.
+        :param _builtins.int requests: Requests over every row.
+        """
+        pulumi.set(__self__, "bytes", bytes)
+        pulumi.set(__self__, "requests", requests)
+
+    @_builtins.property
+    @pulumi.getter
+    def bytes(self) -> _builtins.int:
+        """
+        Bytes over every row.
+        """
+        return pulumi.get(self, "bytes")
+
+    @_builtins.property
+    @pulumi.getter
+    def requests(self) -> _builtins.int:
+        """
+        Requests over every row.
+        """
+        return pulumi.get(self, "requests")
+
+
+@pulumi.output_type
+class LookupProxyUserLimits(dict):
+    """
+    Traffic ceilings.
+    """
+    def __init__(__self__, *,
+                 daily_gb: _builtins.float,
+                 monthly_gb: _builtins.float):
+        """
+        Traffic ceilings.
+
+        :param _builtins.float daily_gb: Daily ceiling in GB; null means no ceiling.
+        :param _builtins.float monthly_gb: Monthly ceiling in GB; null means no ceiling.
+        """
+        pulumi.set(__self__, "daily_gb", daily_gb)
+        pulumi.set(__self__, "monthly_gb", monthly_gb)
+
+    @_builtins.property
+    @pulumi.getter(name="dailyGb")
+    def daily_gb(self) -> _builtins.float:
+        """
+        Daily ceiling in GB; null means no ceiling.
+        """
+        return pulumi.get(self, "daily_gb")
+
+    @_builtins.property
+    @pulumi.getter(name="monthlyGb")
+    def monthly_gb(self) -> _builtins.float:
+        """
+        Monthly ceiling in GB; null means no ceiling.
+        """
+        return pulumi.get(self, "monthly_gb")
+
+
+@pulumi.output_type
 class ProxyUserLimits(dict):
+    """
+    Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
+    """
     @staticmethod
     def __key_warning(key: str):
         suggest = None
@@ -43,6 +504,8 @@ class ProxyUserLimits(dict):
                  daily_gb: Optional[_builtins.float] = None,
                  monthly_gb: Optional[_builtins.float] = None):
         """
+        Traffic ceilings, updated in place. Omitted ceilings mean "no ceiling".
+
         :param _builtins.float daily_gb: Daily ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
         :param _builtins.float monthly_gb: Monthly ceiling in GB (0–100000, at most 3 decimals); null or absent means no ceiling.
         """

@@ -26,6 +26,12 @@ class ProviderArgs:
                  retry_window_seconds: pulumi.Input[Optional[_builtins.int]] = None):
         """
         The set of arguments for constructing a Provider resource.
+
+        :param pulumi.Input[_builtins.str] api_key: The API key (live_…) the provider acts with; set it with `pulumi config set --secret`.
+        :param pulumi.Input[_builtins.str] api_url: The management API's base URL, with its scheme (https://api.example.com).
+        :param pulumi.Input[_builtins.int] rate_limit_reserve: Requests per minute left to other users of the same key (default 0).
+        :param pulumi.Input[_builtins.int] request_timeout_seconds: How long one request waits for an answer before it is tried again, in seconds (1 or more).
+        :param pulumi.Input[_builtins.int] retry_window_seconds: How long a request the API did not answer is tried again, in seconds.
         """
         if api_key is not None:
             pulumi.set(__self__, "api_key", api_key)
@@ -41,6 +47,9 @@ class ProviderArgs:
     @_builtins.property
     @pulumi.getter(name="apiKey")
     def api_key(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The API key (live_…) the provider acts with; set it with `pulumi config set --secret`.
+        """
         return pulumi.get(self, "api_key")
 
     @api_key.setter
@@ -50,6 +59,9 @@ class ProviderArgs:
     @_builtins.property
     @pulumi.getter(name="apiUrl")
     def api_url(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The management API's base URL, with its scheme (https://api.example.com).
+        """
         return pulumi.get(self, "api_url")
 
     @api_url.setter
@@ -59,6 +71,9 @@ class ProviderArgs:
     @_builtins.property
     @pulumi.getter(name="rateLimitReserve")
     def rate_limit_reserve(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Requests per minute left to other users of the same key (default 0).
+        """
         return pulumi.get(self, "rate_limit_reserve")
 
     @rate_limit_reserve.setter
@@ -68,6 +83,9 @@ class ProviderArgs:
     @_builtins.property
     @pulumi.getter(name="requestTimeoutSeconds")
     def request_timeout_seconds(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How long one request waits for an answer before it is tried again, in seconds (1 or more).
+        """
         return pulumi.get(self, "request_timeout_seconds")
 
     @request_timeout_seconds.setter
@@ -77,6 +95,9 @@ class ProviderArgs:
     @_builtins.property
     @pulumi.getter(name="retryWindowSeconds")
     def retry_window_seconds(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How long a request the API did not answer is tried again, in seconds.
+        """
         return pulumi.get(self, "retry_window_seconds")
 
     @retry_window_seconds.setter
@@ -97,10 +118,15 @@ class Provider(pulumi.ProviderResource):
                  retry_window_seconds: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         """
-        Create a Proxy resource with the given unique name, props, and options.
+        The proxy service's provider: the API it manages and the key it acts with.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[_builtins.str] api_key: The API key (live_…) the provider acts with; set it with `pulumi config set --secret`.
+        :param pulumi.Input[_builtins.str] api_url: The management API's base URL, with its scheme (https://api.example.com).
+        :param pulumi.Input[_builtins.int] rate_limit_reserve: Requests per minute left to other users of the same key (default 0).
+        :param pulumi.Input[_builtins.int] request_timeout_seconds: How long one request waits for an answer before it is tried again, in seconds (1 or more).
+        :param pulumi.Input[_builtins.int] retry_window_seconds: How long a request the API did not answer is tried again, in seconds.
         """
         ...
     @overload
@@ -109,7 +135,7 @@ class Provider(pulumi.ProviderResource):
                  args: Optional[ProviderArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        Create a Proxy resource with the given unique name, props, and options.
+        The proxy service's provider: the API it manages and the key it acts with.
 
         :param str resource_name: The name of the resource.
         :param ProviderArgs args: The arguments to use to populate this resource's properties.

@@ -123,6 +123,19 @@ class ProxyUser(pulumi.CustomResource):
         """
         A gateway login with traffic ceilings. The gateway password is a secret output.
 
+        ## Example Usage
+        ### A ProxyUser
+        ```python
+        import pulumi_proxy as proxy
+
+        proxy_user = proxy.ProxyUser("proxyUser",
+            name="scraper",
+            limits={
+                "daily_gb": 5,
+                "monthly_gb": 100,
+            })
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] adopt_id: Take over the existing proxy user with this id (pu_…) instead of creating one.
@@ -139,6 +152,19 @@ class ProxyUser(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A gateway login with traffic ceilings. The gateway password is a secret output.
+
+        ## Example Usage
+        ### A ProxyUser
+        ```python
+        import pulumi_proxy as proxy
+
+        proxy_user = proxy.ProxyUser("proxyUser",
+            name="scraper",
+            limits={
+                "daily_gb": 5,
+                "monthly_gb": 100,
+            })
+        ```
 
         :param str resource_name: The name of the resource.
         :param ProxyUserArgs args: The arguments to use to populate this resource's properties.
@@ -224,6 +250,9 @@ class ProxyUser(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="createdAt")
     def created_at(self) -> pulumi.Output[_builtins.str]:
+        """
+        When the user was created (ISO 8601, UTC).
+        """
         return pulumi.get(self, "created_at")
 
     @_builtins.property
@@ -277,6 +306,9 @@ class ProxyUser(pulumi.CustomResource):
     @_builtins.property
     @pulumi.getter(name="updatedAt")
     def updated_at(self) -> pulumi.Output[_builtins.str]:
+        """
+        When the user last changed (ISO 8601, UTC).
+        """
         return pulumi.get(self, "updated_at")
 
     @_builtins.property

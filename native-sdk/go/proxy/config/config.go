@@ -11,18 +11,43 @@ import (
 
 var _ = internal.GetEnvOrDefault
 
+// The API key (live_…) the provider acts with; set it with `pulumi config set --secret`.
 func GetApiKey(ctx *pulumi.Context) string {
-	return config.Get(ctx, "proxy:apiKey")
+	v, err := config.Try(ctx, "proxy:apiKey")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "PROXY_API_KEY"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
+
+// The management API's base URL, with its scheme (https://api.example.com).
 func GetApiUrl(ctx *pulumi.Context) string {
-	return config.Get(ctx, "proxy:apiUrl")
+	v, err := config.Try(ctx, "proxy:apiUrl")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "PROXY_API_URL"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
+
+// Requests per minute left to other users of the same key (default 0).
 func GetRateLimitReserve(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "proxy:rateLimitReserve")
 }
+
+// How long one request waits for an answer before it is tried again, in seconds (1 or more).
 func GetRequestTimeoutSeconds(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "proxy:requestTimeoutSeconds")
 }
+
+// How long a request the API did not answer is tried again, in seconds.
 func GetRetryWindowSeconds(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "proxy:retryWindowSeconds")
 }

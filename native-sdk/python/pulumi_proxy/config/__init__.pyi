@@ -15,12 +15,27 @@ else:
 from .. import _utilities
 
 apiKey: Optional[str]
+"""
+The API key (live_…) the provider acts with; set it with `pulumi config set --secret`.
+"""
 
 apiUrl: Optional[str]
+"""
+The management API's base URL, with its scheme (https://api.example.com).
+"""
 
 rateLimitReserve: Optional[int]
+"""
+Requests per minute left to other users of the same key (default 0).
+"""
 
 requestTimeoutSeconds: Optional[int]
+"""
+How long one request waits for an answer before it is tried again, in seconds (1 or more).
+"""
 
 retryWindowSeconds: Optional[int]
+"""
+How long a request the API did not answer is tried again, in seconds.
+"""
 

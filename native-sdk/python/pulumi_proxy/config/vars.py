@@ -22,21 +22,36 @@ __config__ = pulumi.Config('proxy')
 class _ExportableConfig(types.ModuleType):
     @_builtins.property
     def api_key(self) -> Optional[str]:
-        return __config__.get('apiKey')
+        """
+        The API key (live_…) the provider acts with; set it with `pulumi config set --secret`.
+        """
+        return __config__.get('apiKey') or _utilities.get_env('PROXY_API_KEY')
 
     @_builtins.property
     def api_url(self) -> Optional[str]:
-        return __config__.get('apiUrl')
+        """
+        The management API's base URL, with its scheme (https://api.example.com).
+        """
+        return __config__.get('apiUrl') or _utilities.get_env('PROXY_API_URL')
 
     @_builtins.property
     def rate_limit_reserve(self) -> Optional[int]:
+        """
+        Requests per minute left to other users of the same key (default 0).
+        """
         return __config__.get_int('rateLimitReserve')
 
     @_builtins.property
     def request_timeout_seconds(self) -> Optional[int]:
+        """
+        How long one request waits for an answer before it is tried again, in seconds (1 or more).
+        """
         return __config__.get_int('requestTimeoutSeconds')
 
     @_builtins.property
     def retry_window_seconds(self) -> Optional[int]:
+        """
+        How long a request the API did not answer is tried again, in seconds.
+        """
         return __config__.get_int('retryWindowSeconds')
 
