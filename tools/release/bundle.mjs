@@ -3,8 +3,8 @@
  * The native plugin as one script: esbuild bundles its entry (provider/native/standalone.ts, straight
  * from the TypeScript sources, so a release need not wait for tsc) with everything it requires, so
  * the script runs with no node_modules beside it,
- * inside a Node single executable (sea.mjs) or by `node` from the plugin cache (`pulumi-proxy provider
- * install`).
+ * compiled into each platform's executable (compile.mjs) or run by `node` from the plugin cache
+ * (`pulumi-proxy provider install`).
  *
  * @pulumi/pulumi requires `typescript` (closure serialization) and `@npmcli/arborist` (code paths of
  * a program) when it loads; a provider process never calls either, and together they are 13 MB of the
