@@ -4,6 +4,7 @@ import "./deferModules";
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { release } from "../provider/native/release";
 import { runServerCli } from "../server/cli";
 import { coverageCommand } from "./coverage/command";
 import { type DriftReport, detectDrift } from "./drift";
@@ -107,8 +108,12 @@ export async function runDrift(args: DriftArgs): Promise<number> {
   return report.drifted.length > 0 ? EXIT.drift : EXIT.noDrift;
 }
 
-/** The installed package's version, from the package.json two folders above dist/cli/. */
+/**
+ * The installed package's version, from the package.json two folders above dist/cli/; the release
+ * executable has none beside it, and carries the version its build baked in.
+ */
 function packageVersion(): string {
+  if (release) return release.version;
   return JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")).version;
 }
 

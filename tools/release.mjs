@@ -92,6 +92,11 @@ export async function release({ pluginDownloadURL, repository, outDir }) {
     compiled.catch(() => {});
     const script = path.join(stage, "pulumi-resource-proxy.cjs");
     await timed("bundled the plugin", () => bundlePlugin({ outfile: script, pluginDownloadURL, repository }));
+    // The executables' script: the same plugin, with the tool beside it (cli/executable.ts).
+    const executableScript = path.join(stage, "pulumi-proxy-executable.cjs");
+    await timed("bundled the executable", () =>
+      bundlePlugin({ outfile: executableScript, pluginDownloadURL, repository, entry: "executable" }),
+    );
 
     const plugins = Promise.all(
       PLATFORMS.map(async (platform) => {
@@ -99,7 +104,9 @@ export async function release({ pluginDownloadURL, repository, outDir }) {
         const dir = path.join(stage, `plugin-${name}`);
         fs.mkdirSync(dir);
         const executable = path.join(dir, executableName(platform, "pulumi-resource-proxy"));
-        await timed(`executable for ${name}`, () => compileExecutable({ script, executable, platform }));
+        await timed(`executable for ${name}`, () =>
+          compileExecutable({ script: executableScript, executable, platform }),
+        );
         const tarball = path.join(out, `pulumi-resource-proxy-v${version}-${name}.tar.gz`);
         await timed(`plugin tarball for ${name}`, () => tarPlugin({ executable, tarball }));
       }),

@@ -11,6 +11,7 @@ import { REPO_ROOT } from "../support/pulumi";
 import { atRelease, releaseBlocks } from "../support/readmeBlocks";
 import { arm64PluginServesAStack, eachPlatformExecutable, PLATFORM_NAMES } from "./platforms";
 import { buildAndServeRelease, type ServedRelease } from "./releaseFolder";
+import { toolReviewsAStack } from "./tool";
 
 const exec = promisify(execFile);
 const PINNED_PULUMI = require("../../package.json").dependencies["@pulumi/pulumi"] as string;
@@ -174,7 +175,8 @@ describe("the release folder (npm run release)", () => {
     release = await buildAndServeRelease(path.join(outside.dir, "release"));
     server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
     api = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
-  });
+    // The build compiles five platforms' executables: more than the suite's hook timeout on a busy machine.
+  }, 600_000);
   afterAll(async () => {
     await server?.close();
     await release?.close();
@@ -313,6 +315,14 @@ describe("the release folder (npm run release)", () => {
           limits: { daily_gb: 5 },
         });
       });
+
+      if (language.language === "python") {
+        it("is served by the plugin executable as the tool too: plan, coverage, drift (2 after a change outside), report", async () => {
+          const executable = path.join(home, "plugins", `resource-proxy-v${release.version}`, "pulumi-resource-proxy");
+          const userId = (await pulumi(["stack", "output", "userId"])).stdout.trim();
+          await toolReviewsAStack({ executable, app, env, api, userId });
+        });
+      }
 
       it("previews no changes, then a config change as an update with --diff", async () => {
         await pulumi(["preview", "--expect-no-changes"]);
