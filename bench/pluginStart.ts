@@ -40,7 +40,7 @@ async function singleExecutable(dir: string): Promise<string> {
   const { bundlePlugin } = await load("bundle.mjs");
   const { compileExecutable, hostPlatform } = await load("compile.mjs");
   const script = path.join(dir, "pulumi-resource-proxy.cjs");
-  await bundlePlugin({ outfile: script });
+  await bundlePlugin({ outfile: script, entry: "executable" });
   return compileExecutable({ script, executable: path.join(dir, "pulumi-resource-proxy"), platform: hostPlatform() });
 }
 
