@@ -38,10 +38,10 @@ function startToPort(variant: Variant, cwd: string): Promise<number> {
 async function singleExecutable(dir: string): Promise<string> {
   const load = (name: string) => import(pathToFileURL(path.join(REPO_ROOT, "tools", "release", name)).href);
   const { bundlePlugin } = await load("bundle.mjs");
-  const { buildSingleExecutable } = await load("sea.mjs");
+  const { compileExecutable, hostPlatform } = await load("compile.mjs");
   const script = path.join(dir, "pulumi-resource-proxy.cjs");
-  await bundlePlugin({ outfile: script });
-  return buildSingleExecutable({ script, executable: path.join(dir, "pulumi-resource-proxy"), workDir: dir });
+  await bundlePlugin({ outfile: script, entry: "executable" });
+  return compileExecutable({ script, executable: path.join(dir, "pulumi-resource-proxy"), platform: hostPlatform() });
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { ensureChromium } from "../tools/browser";
 import { buildIfStale } from "../tools/build.mjs";
+import { ensureQemuAarch64 } from "../tools/debian";
 import { provisionPulumi } from "../tools/provision-pulumi.mjs";
 import { ensureSelfLink } from "../tools/self-link.mjs";
 
@@ -26,6 +27,8 @@ export default async function setup(project: TestProject): Promise<void> {
   pruneCodeCache(project.config.env?.PULUMI_PROXY_CODE_CACHE_DIR);
   // The browser tests drive Debian's chromium; a fresh machine (CI) gets the package here, once.
   ensureChromium();
+  // The release test runs the linux-arm64 plugin under qemu's user mode.
+  ensureQemuAarch64();
   ensureSelfLink();
   const cli = await provisionPulumi({ yaml: true });
   process.env.PATH = `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}`;

@@ -1,8 +1,8 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
+import { ensureDebianFile } from "./debian";
 
 /**
  * The browser the tests and the screenshots use: Debian's chromium, driven by playwright-core. No
@@ -24,24 +24,7 @@ export const CHROMIUM_ARGS = [
 
 /** The chromium executable, installed with apt-get first when it is missing. */
 export function ensureChromium(): string {
-  if (fs.existsSync(CHROMIUM)) return CHROMIUM;
-  const asRoot = process.getuid?.() === 0;
-  const aptGet = (args: string[]) =>
-    execFileSync(asRoot ? "apt-get" : "sudo", asRoot ? args : ["-n", "apt-get", ...args], {
-      stdio: ["ignore", "inherit", "inherit"],
-      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-    });
-  console.error(`[setup] ${CHROMIUM} is missing: installing Debian's chromium (apt-get install chromium)`);
-  try {
-    aptGet(["update"]);
-    aptGet(["install", "-y", "--no-install-recommends", "chromium"]);
-  } catch (error) {
-    throw new Error(
-      `the browser tests need Debian's chromium at ${CHROMIUM}, and installing it failed (${error instanceof Error ? error.message : String(error)}). Run \`sudo apt-get install -y chromium\`.`,
-    );
-  }
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`apt-get installed chromium, but not at ${CHROMIUM}`);
-  return CHROMIUM;
+  return ensureDebianFile(CHROMIUM, ["chromium"], "the browser tests");
 }
 
 export interface Browser {

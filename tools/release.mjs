@@ -3,7 +3,8 @@
  * `npm run release [-- --plugin-download-url <url>] [--repository <url>] [--out <dir>]`: every artefact of a release in
  * one folder, whose path is the last line printed:
  *
- *   pulumi-resource-proxy-v<version>-<os>-<arch>.tar.gz  the self-contained plugin (no Node.js needed)
+ *   pulumi-resource-proxy-v<version>-<os>-<arch>.tar.gz  the self-contained plugin (no Node.js needed), for
+ *                                                         linux, darwin (amd64, arm64) and windows (amd64)
  *   pulumi-proxy-<version>.tgz                            the npm package
  *   pulumi_proxy-<version>-py3-none-any.whl               the Python SDK
  *   pulumi-proxy-sdk-go-v<version>.zip                    the Go SDK module, with its go.sum
@@ -12,8 +13,8 @@
  * The URL goes into the schema the plugin serves, and so into every SDK generated from it here (the
  * committed native-sdk/ names none); the engine then downloads
  * `<url>/pulumi-resource-proxy-v<version>-<os>-<arch>.tar.gz` when a program needs the plugin. A
- * `${VERSION}` in the URL is filled in here (literalDownloadURL). The plugin is built for this
- * machine's platform only.
+ * `${VERSION}` in the URL is filled in here (literalDownloadURL). This machine builds the plugin for
+ * every platform (release/compile.mjs).
  * Everything is built in a staging folder: dist/ and native-sdk/ are left as they are.
  */
 import { execFile } from "node:child_process";
@@ -25,8 +26,8 @@ import { parseArgs, promisify } from "node:util";
 import { generateSdk } from "./gen-sdks.mjs";
 import { provisionPulumi } from "./provision-pulumi.mjs";
 import { bundlePlugin } from "./release/bundle.mjs";
+import { compileExecutable, executableName, PLATFORMS } from "./release/compile.mjs";
 import { buildWheel, packNpm, zipGoModule } from "./release/packages.mjs";
-import { buildSingleExecutable, enginePlatform } from "./release/sea.mjs";
 
 const exec = promisify(execFile);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -98,8 +99,7 @@ export function literalDownloadURL(url, version) {
 export async function release({ pluginDownloadURL: requestedURL, repository, outDir }) {
   const { version } = manifest;
   const pluginDownloadURL = requestedURL === undefined ? undefined : literalDownloadURL(requestedURL, version);
-  const { os, arch } = enginePlatform();
-  const out = path.resolve(outDir ?? path.join(repoRoot, "release", `v${version}-${os}-${arch}`));
+  const out = path.resolve(outDir ?? path.join(repoRoot, "release", `v${version}`));
   // Inside the repository, so that compiling and bundling resolve its node_modules.
   const stage = path.join(repoRoot, ".pulumi-proxy", `release-stage-${process.pid}`);
   fs.rmSync(out, { recursive: true, force: true });
@@ -118,16 +118,26 @@ export async function release({ pluginDownloadURL: requestedURL, repository, out
     compiled.catch(() => {});
     const script = path.join(stage, "pulumi-resource-proxy.cjs");
     await timed("bundled the plugin", () => bundlePlugin({ outfile: script, pluginDownloadURL, repository }));
+    // The executables' script: the same plugin, with the tool beside it (cli/executable.ts).
+    const executableScript = path.join(stage, "pulumi-proxy-executable.cjs");
+    await timed("bundled the executable", () =>
+      bundlePlugin({ outfile: executableScript, pluginDownloadURL, repository, entry: "executable" }),
+    );
 
-    const plugin = (async () => {
-      const dir = path.join(stage, "plugin");
-      fs.mkdirSync(dir);
-      const executable = path.join(dir, "pulumi-resource-proxy");
-      await timed("single executable", () => buildSingleExecutable({ script, executable, workDir: dir }));
-      const tarball = path.join(out, `pulumi-resource-proxy-v${version}-${os}-${arch}.tar.gz`);
-      await timed("plugin tarball", () => tarPlugin({ executable, tarball }));
-    })();
-    plugin.catch(() => {});
+    const plugins = Promise.all(
+      PLATFORMS.map(async (platform) => {
+        const name = `${platform.os}-${platform.arch}`;
+        const dir = path.join(stage, `plugin-${name}`);
+        fs.mkdirSync(dir);
+        const executable = path.join(dir, executableName(platform, "pulumi-resource-proxy"));
+        await timed(`executable for ${name}`, () =>
+          compileExecutable({ script: executableScript, executable, platform }),
+        );
+        const tarball = path.join(out, `pulumi-resource-proxy-v${version}-${name}.tar.gz`);
+        await timed(`plugin tarball for ${name}`, () => tarPlugin({ executable, tarball }));
+      }),
+    );
+    plugins.catch(() => {});
 
     const { binDir } = await cli;
     const sdkDir = (/** @type {string} */ language) => path.join(stage, "sdk", language, "src");
@@ -151,7 +161,7 @@ export async function release({ pluginDownloadURL: requestedURL, repository, out
     const { moduleDir } = await go;
     const contents = { pluginScript: script, nodeSdk: sdkDir("nodejs"), wheel, goModule: moduleDir };
     await timed("npm package", () => packNpm({ repoRoot, packageDir: path.dirname(dist), contents, outDir: out }));
-    await plugin;
+    await plugins;
     writeChecksums(out);
     return out;
   } finally {

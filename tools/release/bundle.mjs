@@ -3,8 +3,8 @@
  * The native plugin as one script: esbuild bundles its entry (provider/native/standalone.ts, straight
  * from the TypeScript sources, so a release need not wait for tsc) with everything it requires, so
  * the script runs with no node_modules beside it,
- * inside a Node single executable (sea.mjs) or by `node` from the plugin cache (`pulumi-proxy provider
- * install`).
+ * compiled into each platform's executable (compile.mjs) or run by `node` from the plugin cache
+ * (`pulumi-proxy provider install`).
  *
  * @pulumi/pulumi requires `typescript` (closure serialization) and `@npmcli/arborist` (code paths of
  * a program) when it loads; a provider process never calls either, and together they are 13 MB of the
@@ -41,11 +41,40 @@ module.exports = new Proxy({}, {
 };
 
 /**
+ * The release executable's entry (cli/executable.ts) holds the tool besides the plugin: there every
+ * module but the entry is a module the entry requires, so a `require.main === module` of theirs (the
+ * tool's and the server's `node dist/…` starts) must not run it; and the tool's import of
+ * cli/deferModules.ts, which defers what this bundle leaves out, resolves @pulumi/pulumi's path, which
+ * a bundle has none of.
+ * @type {esbuild.Plugin}
+ */
+const oneEntry = {
+  name: "one-entry",
+  setup(build) {
+    build.onResolve({ filter: /\/deferModules$/ }, (args) => ({ path: args.path, namespace: "deferred-nothing" }));
+    build.onLoad({ filter: /.*/, namespace: "deferred-nothing" }, () => ({ loader: "js", contents: "" }));
+    build.onLoad({ filter: /\.ts$/ }, (args) => {
+      const source = fs.readFileSync(args.path, "utf8");
+      if (!source.includes("require.main === module")) return undefined;
+      return { loader: "ts", contents: source.replaceAll("require.main === module", "false") };
+    });
+  },
+};
+
+/** The entries a bundle can start from. */
+export const ENTRIES = {
+  /** The plugin alone: what `pulumi-proxy provider install` runs with node. */
+  plugin: path.join(repoRoot, "provider", "native", "standalone.ts"),
+  /** The plugin and the tool, chosen by the first argument: each platform's release executable. */
+  executable: path.join(repoRoot, "cli", "executable.ts"),
+};
+
+/**
  * Bundles the plugin into `outfile`, with the release's facts baked in (provider/native/release.ts):
  * the manifest's, which the bundle cannot read at run time, and the release's own, when it has them.
- * @param {{ outfile: string, pluginDownloadURL?: string, repository?: string }} options
+ * @param {{ outfile: string, pluginDownloadURL?: string, repository?: string, entry?: keyof typeof ENTRIES }} options
  */
-export async function bundlePlugin({ outfile, pluginDownloadURL, repository }) {
+export async function bundlePlugin({ outfile, pluginDownloadURL, repository, entry = "plugin" }) {
   const { version, license, keywords, author } = JSON.parse(
     fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"),
   );
@@ -59,7 +88,7 @@ export async function bundlePlugin({ outfile, pluginDownloadURL, repository }) {
     ...(repository ? { repository } : {}),
   };
   const result = await esbuild.build({
-    entryPoints: [path.join(repoRoot, "provider", "native", "standalone.ts")],
+    entryPoints: [ENTRIES[entry]],
     tsconfig: path.join(repoRoot, "tsconfig.json"),
     outfile,
     bundle: true,
@@ -70,7 +99,7 @@ export async function bundlePlugin({ outfile, pluginDownloadURL, repository }) {
     minifyWhitespace: true,
     minifySyntax: true,
     legalComments: "none",
-    plugins: [leaveOut],
+    plugins: entry === "executable" ? [leaveOut, oneEntry] : [leaveOut],
     define: { PULUMI_PROXY_RELEASE: JSON.stringify(release) },
     logLevel: "silent",
   });
