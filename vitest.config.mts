@@ -108,7 +108,7 @@ const shared = {
   // files (warm suite 717 -> 651 s). The files share no state but what each one opens and closes
   // itself: its own servers, stacks and temp folders; module state in the sources is keyed by the
   // API settings, which differ per test server. Inline programs' gRPC clients to their engines would
-  // be shared state (grpc-js pools connections per process): tools/inlineRuns.ts closes and isolates them.
+  // be shared state (grpc-js pools connections per process): harness/inlineRuns.ts closes and isolates them.
   isolate: false,
 };
 /** The build, the Pulumi CLI and the browser, which every engine test needs; the fast tier none of them. */

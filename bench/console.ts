@@ -3,9 +3,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { launchBrowser } from "../harness/browser";
 import { ProxyClient } from "../sdk";
 import { startReferenceServer } from "../server";
-import { launchBrowser } from "../tools/browser";
 import { autocannon, startInChildProcess } from "./server";
 
 const exec = promisify(execFile);

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { PulumiFn } from "@pulumi/pulumi/automation";
+import { descendantsOf } from "../harness/crash/processTree";
+import { type LocalStack, loadRepositoryTools, openLocalStack } from "../harness/localStack";
 import type { Clock } from "../server";
-import { type LocalStack, loadRepositoryTools, openLocalStack } from "../tools/localStack";
-import { descendantsOf } from "./crash/processTree";
 
 /**
  * What the stack benchmarks need around the Automation API: the pinned CLI, isolated stacks, a
@@ -26,7 +26,7 @@ export async function pulumiBinDir(): Promise<string> {
 }
 
 /**
- * An inline-program stack with its own Pulumi home and file backend (tools/localStack.ts). Its work
+ * An inline-program stack with its own Pulumi home and file backend (harness/localStack.ts). Its work
  * folder sits below the bench's node_modules, so the dynamic-provider process resolves
  * `pulumi-proxy` there, as a user's does.
  */

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { SECRET_SIGNATURE } from "../provider/pulumiState";
+import { SECRET_SIGNATURE } from "../provider/core/pulumiState";
 
 /**
  * The same-state floor: a provider that makes no request yet leaves the state the real one left. It

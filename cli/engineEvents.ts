@@ -1,6 +1,6 @@
 import { unknownValue } from "@pulumi/pulumi/runtime/rpc";
-import { SECRET_SIGNATURE } from "../provider/pulumiState";
-import { PROVIDER_INPUT } from "../provider/stubs";
+import { SECRET_SIGNATURE } from "../provider/core/pulumiState";
+import { PROVIDER_INPUT } from "../provider/dynamic/serializedStub";
 
 /**
  * How a command reads the engine's events (`drift` and `plan` alike): which resources are the

@@ -10,7 +10,7 @@ import {
   StackNotFoundError,
   type Workspace,
 } from "@pulumi/pulumi/automation";
-import { type ApiSettings, apiSettings, type ConfigKey } from "../provider/settings";
+import { type ApiSettings, apiSettings, type ConfigKey } from "../provider/core/settings";
 import { enginePath, locatePulumi } from "./pulumiCli";
 
 /** A mistake in the command line: the commands print it with their usage text and exit 1. */

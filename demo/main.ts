@@ -10,9 +10,9 @@ import { detectDrift } from "../cli/drift/detect";
 import { formatDriftTable } from "../cli/drift/table";
 import { reportOf } from "../cli/report/command";
 import { renderHtml } from "../cli/report/html";
+import { type LocalStack, type LocalStackOptions, loadRepositoryTools, openLocalStack } from "../harness/localStack";
 import { ProxyClient } from "../sdk";
 import { type ReferenceServer, startReferenceServer } from "../server";
-import { type LocalStack, type LocalStackOptions, loadRepositoryTools, openLocalStack } from "../tools/localStack";
 import { gatewayStory } from "./gateway";
 import {
   type DemoArgs,

@@ -9,9 +9,9 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { reportOf } from "../cli/report/command";
 import { renderHtml } from "../cli/report/html";
+import { launchBrowser } from "../harness/browser";
 import { ProxyClient } from "../sdk";
 import { type ReferenceServer, startReferenceServer } from "../server";
-import { launchBrowser } from "../tools/browser";
 import { findRepoRoot } from "./support";
 
 /** The scene is always 2030-03-20, 14:00 UTC, with the seconds ticking: the same pictures every run. */

@@ -1,10 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ProxyClient } from "../sdk";
-import { contextFor, type ProviderContext } from "./context";
-import { credentialsProblem } from "./credentials";
-import { type Handler, handlerFor } from "./dynamic";
-import { type Account, accountOf } from "./functions/descriptor";
-import { KINDS, type ResourceKind } from "./kinds";
+import { contextFor, type ProviderContext } from "./core/context";
+import { credentialsProblem } from "./core/credentials";
 import {
   type ApiSettings,
   apiSettings,
@@ -12,7 +9,10 @@ import {
   type ConfigKey,
   type ConfigLookup,
   settingsIdentity,
-} from "./settings";
+} from "./core/settings";
+import { type Handler, handlerFor } from "./dynamic/resource";
+import { type Account, accountOf } from "./functions/descriptor";
+import { KINDS, type ResourceKind } from "./kinds";
 
 /**
  * What one provider process holds: the stack config it was configured with, one context (client,

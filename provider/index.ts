@@ -1,6 +1,8 @@
 export type { Scope } from "../contract";
-export { ApiKey, type ApiKeyArgs } from "./apiKey/index";
-export { customerUsers, type FleetUser, fleetUsers } from "./fleetUsers";
+export { ApiKey, type ApiKeyArgs } from "./dynamic/apiKey";
+export { IpAllocation, type IpAllocationArgs } from "./dynamic/ipAllocation";
+export { ProxyUser, type ProxyUserArgs, type TrafficLimits } from "./dynamic/proxyUser";
+export { customerUsers, type FleetUser, fleetUsers } from "./program/fleetUsers";
 export {
   type BalanceResult,
   type Charge,
@@ -25,6 +27,4 @@ export {
   type UsageArgs,
   type UsageResult,
   type UsageRow,
-} from "./functions";
-export { IpAllocation, type IpAllocationArgs } from "./ipAllocation/index";
-export { ProxyUser, type ProxyUserArgs, type TrafficLimits } from "./proxyUser/index";
+} from "./program/functions";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { ensureChromium } from "../tools/browser";
+import { ensureChromium } from "../harness/browser";
 import { buildIfStale } from "../tools/build.mjs";
 import { ensureQemuAarch64 } from "../tools/debian";
 import { provisionPulumi } from "../tools/provision-pulumi.mjs";

@@ -1,8 +1,8 @@
+import type { Intent } from "../../harness/crash/audit";
+import { CliStack } from "../../harness/crash/cliStack";
+import { type KillRow, killAndRecover, random } from "../../harness/crash/kill";
+import { type MixedShape, phases } from "../../harness/crash/scenario";
 import { startReferenceServer } from "../../server";
-import type { Intent } from "./audit";
-import { CliStack } from "./cliStack";
-import { type KillRow, killAndRecover, random } from "./kill";
-import { type MixedShape, phases } from "./scenario";
 
 /**
  * `npm run bench -- --only crash`: a mixed stack killed (SIGKILL to the CLI and all its children) at

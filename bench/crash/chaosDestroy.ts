@@ -1,6 +1,6 @@
+import { CliStack, tail } from "../../harness/crash/cliStack";
+import { phases } from "../../harness/crash/scenario";
 import { startReferenceServer } from "../../server";
-import { CliStack, tail } from "./cliStack";
-import { phases } from "./scenario";
 
 /**
  * A destroy under 20 % faults must converge in one run: every delete retries (by time, not count)

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { SENSITIVE_SCOPES } from "../../contract/keys";
-import { clientFor } from "../../provider/settings";
+import { clientFor } from "../../provider/core/settings";
 import { type CliCommand, usageLines } from "../command";
 import {
   ENVIRONMENT_USAGE,

@@ -1,4 +1,4 @@
-import type { ConfigKey } from "../../provider/settings";
+import type { ConfigKey } from "../../provider/core/settings";
 import type { FleetSpec, Shard } from "./spec";
 
 /**

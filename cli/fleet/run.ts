@@ -1,5 +1,5 @@
 import type { ConfigMap, Stack } from "@pulumi/pulumi/automation";
-import { type ConfigKey, CREDENTIAL_ENV } from "../../provider/settings";
+import { type ConfigKey, CREDENTIAL_ENV } from "../../provider/core/settings";
 import { type ApiKey, ProxyClient } from "../../sdk";
 import { describeFailure, UsageError } from "../stack";
 import { type KeyAction, revokeKeys, shardKey } from "./keys";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { GRACE_HOURS_DEFAULT, GRACE_HOURS_MAX, type Scope } from "../../contract/keys";
-import { type FleetUser, fleetUsers } from "../../provider/fleetUsers";
+import { type FleetUser, fleetUsers } from "../../provider/program/fleetUsers";
 import { UsageError } from "../stack";
 
 /**

@@ -1,6 +1,6 @@
 import type { Stack } from "@pulumi/pulumi/automation";
-import type { LiveAccount } from "../../provider/review";
-import { clientFor } from "../../provider/settings";
+import type { LiveAccount } from "../../provider/core/review";
+import { clientFor } from "../../provider/core/settings";
 import { isNotFound, type ProxyClient } from "../../sdk";
 import { stackSettings } from "../stack";
 

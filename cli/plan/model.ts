@@ -1,4 +1,4 @@
-import type { AccessEffects, CostItem } from "../../provider/review";
+import type { AccessEffects, CostItem } from "../../provider/core/review";
 import type { KeyDeadline } from "../deadlines";
 import type { PolicySection } from "./policy";
 import type { PlanOp } from "./steps";
@@ -9,7 +9,7 @@ export type {
   CostItem,
   KeyAccessChange,
   UserAccessChange,
-} from "../../provider/review";
+} from "../../provider/core/review";
 export type { KeyDeadline } from "../deadlines";
 export type { PolicySection, PolicyViolation } from "./policy";
 export type AccessSection = AccessEffects;

@@ -1,7 +1,7 @@
 import { formatDollars } from "../../contract/pricing";
-import { type Descriptor, type ReviewChange, readInputs, upgradeState } from "../../provider/descriptor";
+import { type Descriptor, type ReviewChange, readInputs, upgradeState } from "../../provider/core/descriptor";
+import type { AccessEffects, LiveAccount } from "../../provider/core/review";
 import { kindOfType } from "../../provider/kinds";
-import type { AccessEffects, LiveAccount } from "../../provider/review";
 import { propertyDifferences } from "../engineEvents";
 import type { CostSection, PropertyChange, ResourceChange } from "./model";
 import type { PlannedStep } from "./steps";

@@ -1,11 +1,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ADOPTION_PLAN_ENV, type AdoptionPlan } from "../../provider/adoption";
+import { ADOPTION_PLAN_ENV, type AdoptionPlan } from "../../provider/core/adoption";
 import type { LockHolder } from "./state";
 
 /**
- * The adoption plan recover hands the `up` it runs (see provider/adoption.ts): since when an object
+ * The adoption plan recover hands the `up` it runs (see provider/core/adoption.ts): since when an object
  * unknown to the state can only be an interrupted run's, and which ids the state holds. A killed run
  * writes no history, so the last entry of `pulumi stack history` (any kind, failed ones too: each
  * saved its state) ended before anything the state lacks was created.

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Deployment, Stack } from "@pulumi/pulumi/automation";
 import { CalendarDate } from "../../contract/common";
-import { apiSettings, clientFor } from "../../provider/settings";
+import { apiSettings, clientFor } from "../../provider/core/settings";
 import type { ProxyClient } from "../../sdk";
 import { type CliCommand, usageLines } from "../command";
 import {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CityName, CountryCode } from "../../contract";
-import { camelized } from "../camelized";
+import { camelized } from "../program/camelized";
 import { describeFunction } from "./descriptor";
 import { IpAllocationRecord, Product } from "./records";
 

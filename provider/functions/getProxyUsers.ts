@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { camelized } from "../camelized";
+import { camelized } from "../program/camelized";
 import { describeFunction } from "./descriptor";
 import { ProxyUserRecord } from "./records";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CalendarDate, ProxyUserId } from "../../contract";
-import { camelized } from "../camelized";
+import { camelized } from "../program/camelized";
 import { describeFunction } from "./descriptor";
 import { Granularity } from "./records";
 

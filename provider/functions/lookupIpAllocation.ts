@@ -1,6 +1,6 @@
 import { IpPathSegment } from "../../contract";
 import { isNotFound } from "../../sdk";
-import { camelized } from "../camelized";
+import { camelized } from "../program/camelized";
 import { describeFunction } from "./descriptor";
 import { IpAllocationRecord } from "./records";
 

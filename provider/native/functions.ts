@@ -4,7 +4,7 @@ import { FUNCTIONS as DESCRIPTORS } from "../kinds";
 import { front, PACKAGE } from "./kinds";
 import { fromStruct, toStruct } from "./protocol";
 
-/** The native provider's view of the functions: each descriptor of provider/kinds.ts under its token. */
+/** The native provider's view of the functions: each descriptor of provider/kinds/index.ts under its token. */
 export interface NativeFunction {
   /** `proxy:index:getUsage` */
   token: string;

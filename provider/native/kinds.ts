@@ -1,22 +1,22 @@
 /**
- * The native provider's view of the kinds: each descriptor of provider/kinds.ts under its token, with
+ * The native provider's view of the kinds: each descriptor of provider/kinds/index.ts under its token, with
  * the dynamic handler's methods (check, create, read, update, delete) over the same rules, and the
  * descriptor's own per-input diff. Everything else in provider/native/ sees only `NativeKind`.
  */
-import { type Descriptor, diffOf, effectOf, NAME_INPUT, readInputs, upgradeState } from "../descriptor";
-import type { Handler } from "../dynamic";
-import { providerFront } from "../front";
-import { IDENTITY_INPUT, identityDigest } from "../idempotency";
-import { KINDS as DESCRIPTORS } from "../kinds";
+import { type Descriptor, diffOf, effectOf, NAME_INPUT, readInputs, upgradeState } from "../core/descriptor";
+import { IDENTITY_INPUT, identityDigest } from "../core/idempotency";
 import {
   CONFIG_DESCRIPTIONS,
-  CREDENTIAL_ENV,
   CONFIG_KEYS,
+  CREDENTIAL_ENV,
   CREDENTIAL_KEYS,
   providerSettings,
   SETTING_KEYS,
-} from "../settings";
-import { PartialFailure } from "../shared";
+} from "../core/settings";
+import { PartialFailure } from "../core/shared";
+import type { Handler } from "../dynamic/resource";
+import { providerFront } from "../front";
+import { KINDS as DESCRIPTORS } from "../kinds";
 import type { Properties } from "./protocol";
 
 export const PACKAGE = "proxy";

@@ -5,7 +5,7 @@ import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import * as statusProto from "@pulumi/pulumi/proto/status_pb";
 import { Any } from "google-protobuf/google/protobuf/any_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
-import { PLAINTEXT_API_KEY_REFUSAL } from "../credentials";
+import { PLAINTEXT_API_KEY_REFUSAL } from "../core/credentials";
 import { invoke } from "./functions";
 import { CONFIG, configFailures, configureFrom } from "./kinds";
 import { fromStruct, toStruct } from "./protocol";

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { apiKeyIsPlaintextIn } from "../credentials";
+import { apiKeyIsPlaintextIn } from "../core/credentials";
 
 /**
  * The stack's config file as the engine reads it: `Pulumi.<stack>.yaml` in the project's folder (the

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { auditCrash, CLEAN_AUDIT } from "../../bench/crash/audit";
-import { CliStack, type DeclaredResource, tail } from "../../bench/crash/cliStack";
 import type { RecoverReport } from "../../cli/recover/steps";
+import { auditCrash, CLEAN_AUDIT } from "../../harness/crash/audit";
+import { CliStack, type DeclaredResource, tail } from "../../harness/crash/cliStack";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { type CliResult, runCli } from "../support/cli";
 import { REPO_ROOT } from "../support/pulumi";

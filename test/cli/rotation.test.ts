@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DriftJson } from "../../cli/drift/command";
 import type { PlanJson } from "../../cli/plan/model";
 import { formatPlanText } from "../../cli/plan/render";
-import { rotationOf, type State } from "../../provider/apiKey/schema";
+import { rotationOf, type State } from "../../provider/kinds/apiKey/schema";
 import { type ApiKey, ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { runCli } from "../support/cli";

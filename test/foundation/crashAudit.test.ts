@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditCrash, CLEAN_AUDIT } from "../../bench/crash/audit";
-import type { Deployment, StateResource } from "../../bench/crash/cliStack";
+import { auditCrash, CLEAN_AUDIT } from "../../harness/crash/audit";
+import type { Deployment, StateResource } from "../../harness/crash/cliStack";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 

@@ -1,12 +1,12 @@
 import { createRequire } from "node:module";
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, describe, expect, it } from "vitest";
-import { giveEachClientItsOwnConnections } from "../../tools/inlineRuns";
+import { giveEachClientItsOwnConnections } from "../../harness/inlineRuns";
 import { deadPort } from "../support/ports";
 import { createTestStack } from "../support/pulumi";
 
 /**
- * Inline programs run in the test worker, hundreds per worker (tools/inlineRuns.ts says why their
+ * Inline programs run in the test worker, hundreds per worker (harness/inlineRuns.ts says why their
  * gRPC clients needed care). Both halves of the failure are checked: a run's clients outliving it,
  * and a new client taking over a dead one's failed connection to the same address.
  */

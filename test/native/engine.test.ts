@@ -6,7 +6,7 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 // The generated SDK, as a user's program imports it: the package's own export, compiled from native-sdk/.
 import * as proxy from "pulumi-proxy/native";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { PLAINTEXT_API_KEY_REFUSAL } from "../../provider/credentials";
+import { PLAINTEXT_API_KEY_REFUSAL } from "../../provider/core/credentials";
 import { type ProviderFixture, providerFixture } from "../support/fixture";
 import { exportedStateAsUserSeesIt, REPO_ROOT } from "../support/pulumi";
 

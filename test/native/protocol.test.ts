@@ -2,7 +2,7 @@ import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiKeyIsPlaintextIn, PLAINTEXT_API_KEY_REFUSAL } from "../../provider/credentials";
+import { apiKeyIsPlaintextIn, PLAINTEXT_API_KEY_REFUSAL } from "../../provider/core/credentials";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { call, type RunningPlugin, startPlugin } from "./plugin";

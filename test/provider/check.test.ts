@@ -14,7 +14,7 @@ async function failuresOf(kind: keyof typeof handlers, news: Record<string, unkn
  * missing input goes with no property (the engine would print `{<nil>}` for it), its reason naming it.
  */
 describe("check rejects bad input with a reason per property", () => {
-  // Valid inputs are then checked against the API (provider/credentials.ts): one that answers.
+  // Valid inputs are then checked against the API (provider/core/credentials.ts): one that answers.
   let server: ReferenceServer;
   beforeAll(async () => {
     server = await startReferenceServer({ rateLimitPerMinute: 100_000 });

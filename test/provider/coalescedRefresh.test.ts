@@ -46,7 +46,7 @@ describe("many proxy users refreshed at once (reads answered from shared list pa
 
     server.resetStats();
     expect((await stack.preview({ parallel: PARALLEL })).changeSummary).toEqual({ same: COUNT + 1 });
-    // The one question whether the credentials work (provider/credentials.ts), whatever the count.
+    // The one question whether the credentials work (provider/core/credentials.ts), whatever the count.
     expect(server.stats().byRoute).toEqual({ "GET /v1/proxy-users": 1 });
 
     const before = await recordedUsers(fixture);

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import { configSecrecy } from "../../provider/credentials";
+import { configSecrecy } from "../../provider/core/credentials";
 
 /**
  * The plaintext-key refusal asks @pulumi/pulumi's runtime whether proxy:apiKey is a secret, through an

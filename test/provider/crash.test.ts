@@ -1,7 +1,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { auditCrash, CLEAN_AUDIT, type Intent } from "../../bench/crash/audit";
-import { CliStack, type DeclaredResource, tail } from "../../bench/crash/cliStack";
+import { auditCrash, CLEAN_AUDIT, type Intent } from "../../harness/crash/audit";
+import { CliStack, type DeclaredResource, tail } from "../../harness/crash/cliStack";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { REPO_ROOT } from "../support/pulumi";
 

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProxyUser } from "../../provider";
-import { PLAINTEXT_API_KEY_FIX } from "../../provider/credentials";
+import { PLAINTEXT_API_KEY_FIX } from "../../provider/core/credentials";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { createTestStack, exportedStateAsUserSeesIt, REPO_ROOT, type TestStack } from "../support/pulumi";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Adoption } from "../../provider/adoption";
-import { createOnce, type Keyed, rotateOnce } from "../../provider/exactlyOnce";
-import { type Identity, identityDigest, operationKey, successor } from "../../provider/idempotency";
+import { Adoption } from "../../provider/core/adoption";
+import { createOnce, type Keyed, rotateOnce } from "../../provider/core/exactlyOnce";
+import { type Identity, identityDigest, operationKey, successor } from "../../provider/core/idempotency";
 import { isNotFound, ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 

@@ -37,7 +37,7 @@ describe("ProxyUser through the engine", () => {
     limits = { dailyGb: 10, monthlyGb: 100 };
     const updated = await stack.up();
     expect(updated.summary.resourceChanges).toMatchObject({ update: 1 });
-    // The harness reads a run's summary at its first use (tools/stackReads.ts): the first up's, never
+    // The harness reads a run's summary at its first use (harness/stackReads.ts): the first up's, never
     // read, is not answered from the state the second up left.
     expect(() => created.summary.resourceChanges).toThrow(/first read after a later run changed the stack/);
     expect((await api.proxyUsers.get(id)).limits.daily_gb).toBe(10);

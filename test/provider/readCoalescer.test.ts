@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { type CoalescerOptions, ReadCoalescer } from "../../provider/coalescer";
+import { type CoalescerOptions, ReadCoalescer } from "../../provider/core/coalescer";
 import type { Page } from "../../sdk";
 import { errorFromResponse } from "../../sdk/core/errors";
 

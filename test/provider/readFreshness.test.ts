@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contextFor, type ProviderContext } from "../../provider/context";
-import { reads as proxyUsers } from "../../provider/proxyUser/schema";
+import { contextFor, type ProviderContext } from "../../provider/core/context";
+import { reads as proxyUsers } from "../../provider/kinds/proxyUser/schema";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 

@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProxyUser } from "../../provider";
-import { IDENTITY_INPUT, identityDigest } from "../../provider/idempotency";
+import { IDENTITY_INPUT, identityDigest } from "../../provider/core/idempotency";
 import { configure, handlers } from "../../provider/runtime";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { type ProviderFixture, providerFixture } from "../support/fixture";

@@ -112,7 +112,7 @@ describe("a lookup of a name nobody holds, under the real CLI", () => {
   }, 150_000);
 
   // Issue #32: with getUsage as the only use, V8's catch prediction (a debugger is enabled in every
-  // program) walked every path of the Output graph downstream of the failure (provider/functions.ts).
+  // program) walked every path of the Output graph downstream of the failure (provider/program/functions.ts).
   it.each([
     ["TypeScript", true, ISSUE_32_PROGRAM],
     ["JavaScript", false, ISSUE_32_PROGRAM_JS],

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serializedStub } from "../../provider/stubs";
+import { serializedStub } from "../../provider/dynamic/serializedStub";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { createTestStack, REPO_ROOT, type TestStack } from "../support/pulumi";
 

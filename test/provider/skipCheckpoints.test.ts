@@ -1,9 +1,9 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { CLEAN_AUDIT, type Intent } from "../../bench/crash/audit";
-import { CliStack, tail } from "../../bench/crash/cliStack";
-import { killAndRecover, random } from "../../bench/crash/kill";
-import { type MixedShape, type Phase, phases } from "../../bench/crash/scenario";
+import { CLEAN_AUDIT, type Intent } from "../../harness/crash/audit";
+import { CliStack, tail } from "../../harness/crash/cliStack";
+import { killAndRecover, random } from "../../harness/crash/kill";
+import { type MixedShape, type Phase, phases } from "../../harness/crash/scenario";
 import { type ReferenceServer, ShiftedClock, startReferenceServer } from "../../server";
 import { DAY_MS, HOUR_MS } from "../../server/clock";
 import { REPO_ROOT } from "../support/pulumi";
@@ -14,7 +14,7 @@ import { REPO_ROOT } from "../support/pulumi";
  * killed with SIGKILL at random points of a create, an update, a rotation, a replacement and a
  * destroy, and recovered each time with `pulumi-proxy recover` alone; then twice more with the
  * server's clock moved 25 hours on between the kill and the recovery, past the API's idempotency
- * ledger, so that only adoption (provider/adoption.ts) stands between the next run and a second
+ * ledger, so that only adoption (provider/core/adoption.ts) stands between the next run and a second
  * create, a second charge or a secret nobody holds. After each: no orphan, duplicate, dead id, extra
  * charge or dead secret, every object in the state.
  */

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { PulumiFn } from "@pulumi/pulumi/automation";
 import { inject } from "vitest";
-import { type LocalStack, openLocalStack } from "../../tools/localStack";
+import { type LocalStack, openLocalStack } from "../../harness/localStack";
 
 export const REPO_ROOT = path.resolve(__dirname, "..", "..");
 
@@ -23,7 +23,7 @@ export interface TestStack extends LocalStack {
 }
 
 /**
- * A stack isolated from every other test (tools/localStack.ts). Inline programs get a work folder
+ * A stack isolated from every other test (harness/localStack.ts). Inline programs get a work folder
  * under `.pulumi-proxy/stacks/` in the repository: the Automation API writes Pulumi.yaml there, and
  * the dynamic-provider process, which runs in it, resolves `pulumi-proxy` from the repository's node_modules.
  */

@@ -1,8 +1,0 @@
-import type * as d from "../descriptor";
-import { resourceClass } from "../dynamic";
-import { apiKey } from "./descriptor";
-
-export type ApiKeyArgs = d.ArgsOf<typeof apiKey>;
-/** A scoped API key. `secret` is a secret output, shown once by the API and kept only in (encrypted) state. */
-export const ApiKey = resourceClass(apiKey);
-export type ApiKey = InstanceType<typeof ApiKey>;

@@ -1,8 +1,0 @@
-import type * as d from "../descriptor";
-import { resourceClass } from "../dynamic";
-import { ipAllocation } from "./descriptor";
-
-export type IpAllocationArgs = d.ArgsOf<typeof ipAllocation>;
-/** An allocated ISP or dedicated address. The resource id is the stable allocation id; `ip` may change. */
-export const IpAllocation = resourceClass(ipAllocation);
-export type IpAllocation = InstanceType<typeof IpAllocation>;

@@ -1,4 +1,0 @@
-import { stubsFor } from "../stubs";
-
-// The module that the provider text in state requires (stubs.ts, serializedStub): keep its path.
-export = stubsFor("apiKey");
