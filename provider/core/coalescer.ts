@@ -1,8 +1,8 @@
 import { LIST_LIMIT_MAX } from "../../contract/common";
 import { ApiError, ConnectionError, type Page, type PagePromise, type RequestOptions, TimeoutError } from "../../sdk";
 import { isRetriableStatus } from "../../sdk/core/retry";
+import { unlessGone } from "./errors";
 import { OpenReads, type Waiter } from "./openReads";
-import { unlessGone } from "./shared";
 
 /**
  * Coalesced reads. A refresh asks the provider process for every resource, and `create` re-reads

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ConnectionError, PermissionDeniedError, type ProxyClient } from "../../sdk";
+import { explain } from "./errors";
 import { providerSettings } from "./settings";
-import { explain } from "./shared";
 
 /**
  * Pulumi records the stack configuration, `proxy:apiKey` included, as the inputs of the stack's

@@ -5,7 +5,7 @@ import type { Collection } from "./coalescer";
 import type { ProviderContext } from "./context";
 import { IDENTITY_INPUT } from "./idempotency";
 import type { AccessEffects, CostItem, LiveAccount } from "./review";
-import { same } from "./shared";
+import { same } from "./sameValue";
 
 /**
  * The resource's name in the program, a hidden input like the identity: the rules' errors name the

@@ -1,5 +1,6 @@
 import { type AnswerInfo, ConflictError, ErrorCode } from "../../sdk";
 import type { Adoption } from "./adoption";
+import { ExplainedError, explain, PartialFailure } from "./errors";
 import {
   identityOf,
   MAX_CREATE_GENERATIONS,
@@ -9,7 +10,6 @@ import {
   REPLAY_REFUSED,
   successor,
 } from "./idempotency";
-import { ExplainedError, explain, PartialFailure } from "./shared";
 
 /**
  * The writes that must happen once, each sent under a key the next run derives again (see

@@ -12,8 +12,8 @@ import {
   PLUMBING_INPUTS,
   upgradeState,
 } from "../core/descriptor";
+import { explain } from "../core/errors";
 import { IDENTITY_INPUT, resourceIdentity } from "../core/idempotency";
-import { explain } from "../core/shared";
 import type { ResourceKind } from "../kinds";
 import { PROVIDER_INPUT, serializedStub } from "./serializedStub";
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ENDPOINTS, type OperationId, type Scope } from "../../contract";
 import type { ProxyClient } from "../../sdk";
+import { explain } from "../core/errors";
 import type { ApiSettings } from "../core/settings";
-import { explain } from "../core/shared";
 
 /**
  * One descriptor per function (a read a program makes): everything the native provider's `Invoke`,

@@ -4,6 +4,7 @@
  * descriptor's own per-input diff. Everything else in provider/native/ sees only `NativeKind`.
  */
 import { type Descriptor, diffOf, effectOf, NAME_INPUT, readInputs, upgradeState } from "../core/descriptor";
+import { PartialFailure } from "../core/errors";
 import { IDENTITY_INPUT, identityDigest } from "../core/idempotency";
 import {
   CONFIG_DESCRIPTIONS,
@@ -13,7 +14,6 @@ import {
   providerSettings,
   SETTING_KEYS,
 } from "../core/settings";
-import { PartialFailure } from "../core/shared";
 import type { Handler } from "../dynamic/resource";
 import { providerFront } from "../front";
 import { KINDS as DESCRIPTORS } from "../kinds";

@@ -1,8 +1,9 @@
 import type { ApiKey as WireApiKey } from "../../../sdk";
 import type { ProviderContext } from "../../core/context";
 import * as d from "../../core/descriptor";
+import { explained, unlessGone } from "../../core/errors";
 import { createRecorded, keyedFor, rotateOnce } from "../../core/exactlyOnce";
-import { explained, same, unlessGone } from "../../core/shared";
+import { same } from "../../core/sameValue";
 import { apiKeyDeadlines } from "./deadlines";
 import { apiKeyReview } from "./review";
 import {

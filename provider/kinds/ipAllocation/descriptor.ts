@@ -1,8 +1,8 @@
 import { ConflictError, ErrorCode, type IpAllocation as WireAllocation } from "../../../sdk";
 import type { ProviderContext } from "../../core/context";
 import * as d from "../../core/descriptor";
+import { explain, explained, unlessGone } from "../../core/errors";
 import { changeOnce, createRecorded, keyedFor } from "../../core/exactlyOnce";
-import { explain, explained, unlessGone } from "../../core/shared";
 import { swapRequested, unheldTriggerAdvice } from "./retire";
 import { ipAllocationReview } from "./review";
 import { type Inputs, inputs, label, outputs, reads, type Shape, type State, type Stored } from "./schema";

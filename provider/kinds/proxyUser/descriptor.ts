@@ -1,8 +1,9 @@
 import type { ProxyUser as WireProxyUser } from "../../../sdk";
 import type { ProviderContext } from "../../core/context";
 import * as d from "../../core/descriptor";
+import { explained, isNameConflict, unlessGone } from "../../core/errors";
 import { type CreateRequest, createRecorded, keyedFor } from "../../core/exactlyOnce";
-import { explained, isNameConflict, same, unlessGone } from "../../core/shared";
+import { same } from "../../core/sameValue";
 import { wantsEnabledWrite } from "./enabledHold";
 import { proxyUserReview } from "./review";
 import { type Inputs, inputs, label, outputs, reads, type Shape, type Stored } from "./schema";

@@ -8,23 +8,10 @@ import {
   TimeoutError,
 } from "../../sdk";
 
-/** Equality for JSON-like property values; null and undefined both mean "not set". */
-export function same(a: unknown, b: unknown): boolean {
-  if (a == null || b == null) return a == null && b == null;
-  if (typeof a !== "object" || typeof b !== "object") return a === b;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  return [...keys].every((key) => same((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
-}
-
-/** The properties among `keys` whose new value differs from the old one. */
-export function changed<K extends string>(
-  olds: Partial<Record<K, unknown>>,
-  news: Partial<Record<K, unknown>>,
-  keys: readonly K[],
-): K[] {
-  return keys.filter((key) => !same(olds[key], news[key]));
-}
+/**
+ * How the provider words and classifies the API's failures: a message a user can act on, a partial
+ * failure that keeps the id, a 404 that means "gone".
+ */
 
 /**
  * Thrown after the API created an object but a later step failed: the dynamic-provider host turns an
