@@ -2,14 +2,8 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import {
-  type ConfigMap,
-  type Deployment,
-  LocalWorkspace,
-  Stack,
-  StackNotFoundError,
-  type Workspace,
-} from "@pulumi/pulumi/automation";
+import { type ConfigMap, type Deployment, LocalWorkspace, Stack, StackNotFoundError } from "@pulumi/pulumi/automation";
+import { workspaceEnv } from "../provider/core/pulumiState";
 import { type ApiSettings, apiSettings, type ConfigKey } from "../provider/core/settings";
 import { enginePath, locatePulumi } from "./pulumiCli";
 
@@ -101,18 +95,6 @@ export async function openTargetStack(target: StackTarget): Promise<Stack> {
 export function openStack(name: string, workspace: LocalWorkspace): Promise<Stack> {
   const leavesSelection: LocalWorkspace = Object.create(workspace, { selectStack: { value: async () => {} } });
   return Stack.select(name, leavesSelection);
-}
-
-/**
- * The environment a LocalWorkspace runs the CLI with (its runPulumiCmd, not in the typings): the
- * process's, its Pulumi home, then its own variables; for a CLI command the Automation API lacks.
- */
-export function workspaceEnv(workspace: Workspace): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    ...(workspace.pulumiHome ? { PULUMI_HOME: workspace.pulumiHome } : {}),
-    ...workspace.envVars,
-  };
 }
 
 /**

@@ -2,8 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { OutputMap, Stack, UpdateSummary } from "@pulumi/pulumi/automation";
-import { workspaceEnv } from "../cli/stack";
-import { SECRET_SIGNATURE } from "../provider/core/pulumiState";
+import { SECRET_SIGNATURE, workspaceEnv } from "../provider/core/pulumiState";
 
 /**
  * The two reads the Automation API makes after a run, done at their first use instead of at once.

@@ -1,3 +1,4 @@
+import type { Workspace } from "@pulumi/pulumi/automation";
 import { specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 
 /**
@@ -6,3 +7,16 @@ import { specialSigKey } from "@pulumi/pulumi/runtime/rpc";
  * value's JSON) beside it.
  */
 export const SECRET_SIGNATURE = specialSigKey;
+
+/**
+ * The environment a LocalWorkspace runs the CLI with (its runPulumiCmd, not in the typings): the
+ * process's, its Pulumi home, then its own variables; for a CLI command the Automation API lacks.
+ * Here, below the CLI, so that the harness's reads of a stack use it without importing the CLI.
+ */
+export function workspaceEnv(workspace: Workspace): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    ...(workspace.pulumiHome ? { PULUMI_HOME: workspace.pulumiHome } : {}),
+    ...workspace.envVars,
+  };
+}
