@@ -2,7 +2,7 @@
  * The import rules `npm test` checks (dependency-cruiser): no import circles anywhere, and the rooms
  * stay layered: the contract imports no other room; the SDK only the contract; the provider never the
  * server, the CLI or the tools; the server never the SDK, the provider or the CLI; no room of the
- * product ever the tools (the build's room).
+ * product ever the tools (the build's room) or the harness (what tests, bench and demo run on).
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -19,20 +19,20 @@ module.exports = {
       severity: "error",
       comment: "contract/ is the service's description: every other room reads it, it reads none of them.",
       from: { path: "^contract/" },
-      to: { path: "^(sdk|provider|server|cli|tools|demo|bench)/" },
+      to: { path: "^(sdk|provider|server|cli|tools|harness|demo|bench)/" },
     },
     {
       name: "sdk-over-contract-only",
       severity: "error",
       from: { path: "^sdk/" },
-      to: { path: "^(provider|server|cli|tools|demo|bench)/" },
+      to: { path: "^(provider|server|cli|tools|harness|demo|bench)/" },
     },
     {
       name: "provider-below-front-ends",
       severity: "error",
       comment: "No HTTP or server code in the provider: it talks to the API through the SDK only.",
       from: { path: "^provider/" },
-      to: { path: "^(server|cli|policy|tools|demo|bench)/" },
+      to: { path: "^(server|cli|policy|tools|harness|demo|bench)/" },
     },
     {
       name: "tools-build-only",
@@ -43,10 +43,26 @@ module.exports = {
       to: { path: "^tools/" },
     },
     {
+      name: "harness-for-tests-bench-demo",
+      severity: "error",
+      comment:
+        "harness/ runs stacks, browsers and crashes for the tests, the bench and the demo; nothing the package ships or builds with may need it.",
+      from: { path: "^(contract|sdk|provider|policy|server|cli|tools)/" },
+      to: { path: "^harness/" },
+    },
+    {
+      name: "harness-below-its-users",
+      severity: "error",
+      comment:
+        "The harness serves the tests, the bench and the demo; it imports none of them (test-only helpers stay in test/support/).",
+      from: { path: "^harness/" },
+      to: { path: "^(test|bench|demo|tools)/" },
+    },
+    {
       name: "server-is-not-a-client",
       severity: "error",
       from: { path: "^server/" },
-      to: { path: "^(sdk|provider|cli|demo|bench)/" },
+      to: { path: "^(sdk|provider|cli|harness|demo|bench)/" },
     },
   ],
   options: {

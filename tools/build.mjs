@@ -27,6 +27,7 @@ export const SOURCE_DIRS = [
   "policy",
   "server",
   "tools",
+  "harness",
   "demo",
   "cli",
   "bench",
