@@ -48,7 +48,8 @@ export function tryOutput(command, args) {
 function languageHostFiles() {
   const own = fs
     .readdirSync(languageHostSource, { withFileTypes: true })
-    .filter((entry) => entry.isFile())
+    // Its README documents the host and is no part of it: editing it must not rebuild every checkout's host.
+    .filter((entry) => entry.isFile() && !entry.name.endsWith(".md"))
     .map((entry) => ({ name: entry.name, file: path.join(languageHostSource, entry.name) }));
   const helpers = RUNTIME_HELPERS.map((file) => ({ name: path.basename(file), file }));
   return [...own, ...helpers].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
