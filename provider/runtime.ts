@@ -1,5 +1,5 @@
 /**
- * What serialized providers call in the provider process (see stubs.ts). Loaded lazily there, so the
+ * What serialized providers call in the provider process (see serializedStub.ts). Loaded lazily there, so the
  * SDK and its HTTP stack never enter the state or the program's closure.
  */
 import type * as pulumi from "@pulumi/pulumi";

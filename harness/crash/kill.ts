@@ -69,7 +69,7 @@ async function killAt(
   return run.kill();
 }
 
-/** The built command: beside this file once built (dist/bench/crash), or in dist/ when a test runs the source. */
+/** The built command: beside this file once built (dist/harness/crash), or in dist/ when a test runs the source. */
 const CLI = [
   path.join(__dirname, "..", "..", "cli", "main.js"),
   path.join(__dirname, "..", "..", "dist", "cli", "main.js"),

@@ -29,7 +29,7 @@ import { PROVIDER_INPUT, serializedStub } from "./serializedStub";
  *
  * A dynamic resource as `pulumi.dynamic.Resource` registers it (the engine's type
  * `pulumi-nodejs:dynamic/proxy:<Type>`, the provider in `__provider`), with the stub's text written
- * once (stubs.ts) instead of serialized in every program run.
+ * once (serializedStub.ts) instead of serialized in every program run.
  *
  * Exported as it is (`export const ProxyUser = resourceClass(…)`), not subclassed: a subclass adds a
  * constructor frame to the stack trace the engine stores with every resource, and the engine

@@ -1,4 +1,4 @@
 import { stubsFor } from "../serializedStub";
 
-// The module that the provider text in state requires (stubs.ts, serializedStub): keep its path.
+// The module that the provider text in state requires (../serializedStub.ts): keep its path.
 export = stubsFor("proxyUser");
