@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ProxyClient } from "../sdk";
 import { contextFor, type ProviderContext } from "./core/context";
 import { credentialsProblem } from "./core/credentials";
+import { type Handler, handlerFor } from "./core/handlers";
 import {
   type ApiSettings,
   apiSettings,
@@ -10,7 +11,6 @@ import {
   type ConfigLookup,
   settingsIdentity,
 } from "./core/settings";
-import { type Handler, handlerFor } from "./dynamic/resource";
 import { type Account, accountOf } from "./functions/descriptor";
 import { KINDS, type ResourceKind } from "./kinds";
 

@@ -5,6 +5,7 @@
  */
 import { type Descriptor, diffOf, effectOf, NAME_INPUT, readInputs, upgradeState } from "../core/descriptor";
 import { PartialFailure } from "../core/errors";
+import type { Handler } from "../core/handlers";
 import { IDENTITY_INPUT, identityDigest } from "../core/idempotency";
 import {
   CONFIG_DESCRIPTIONS,
@@ -14,7 +15,6 @@ import {
   providerSettings,
   SETTING_KEYS,
 } from "../core/settings";
-import type { Handler } from "../dynamic/resource";
 import { providerFront } from "../front";
 import { KINDS as DESCRIPTORS } from "../kinds";
 import type { Properties } from "./protocol";
