@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
-import { ensureDebianFile } from "../tools/debian";
+import { ensureDebianFile } from "./debian";
 
 /**
  * The browser the tests and the screenshots use: Debian's chromium, driven by playwright-core. No

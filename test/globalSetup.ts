@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { ensureChromium } from "../harness/browser";
+import { ensureQemuAarch64 } from "../harness/debian";
 import { buildIfStale } from "../tools/build.mjs";
-import { ensureQemuAarch64 } from "../tools/debian";
 import { provisionPulumi } from "../tools/provision-pulumi.mjs";
 import { ensureSelfLink } from "../tools/self-link.mjs";
 

@@ -39,7 +39,9 @@ describe("the registry docs (docs/)", () => {
     const pages = referenceDocs(schema);
     for (const token of Object.keys(schema.resources as object)) {
       const page = [...pages.values()].find((text) => text.includes(`\`${token}\``)) ?? "";
-      expect(page, token).toMatch(new RegExp(`## Import\\n\\n<!-- readme:skip [^\\n]+ -->\\n\`\`\`sh\\npulumi import ${token} [a-z-]+ \\w+_… `));
+      expect(page, token).toMatch(
+        new RegExp(`## Import\\n\\n<!-- readme:skip [^\\n]+ -->\\n\`\`\`sh\\npulumi import ${token} [a-z-]+ \\w+_… `),
+      );
     }
     expect(pages.get("api-key.md")).toMatch(/but `secret`, which the API shows only when the object is created/);
     expect(pages.get("proxy-user.md")).toMatch(/but `password`/);

@@ -3,9 +3,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { expect, inject } from "vitest";
+import { ensureQemuAarch64 } from "../../harness/debian";
 import type { ProxyClient } from "../../sdk";
 import type { ReferenceServer } from "../../server";
-import { ensureQemuAarch64 } from "../../tools/debian";
 import { type ExecutableHeader, machoSignature, readHeader } from "./executableHeaders";
 import type { ServedRelease } from "./releaseFolder";
 
