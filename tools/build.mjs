@@ -62,6 +62,35 @@ export function distIsFresh() {
   return built >= newest;
 }
 
+/** What tsc writes for one source file `x.ts`: the script, its declarations, and their maps. */
+const COMPILED = /\.(js|d\.ts)(\.map)?$/;
+
+/**
+ * Deletes what tsc wrote for a source that is gone. tsc never removes outputs, and a moved module
+ * would otherwise keep its old compiled file beside the new one, where `require("../kinds")` still
+ * finds the stale `kinds.js` before `kinds/index.js`.
+ * @param {string} dir a folder of dist/ @param {string} sourceDir the source folder it compiles
+ */
+function pruneOrphansIn(dir, sourceDir) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      pruneOrphansIn(full, path.join(sourceDir, entry.name));
+      if (fs.readdirSync(full).length === 0) fs.rmdirSync(full);
+    } else if (COMPILED.test(entry.name)) {
+      const stem = entry.name.replace(COMPILED, "");
+      if (!fs.existsSync(path.join(sourceDir, `${stem}.ts`))) fs.rmSync(full);
+    }
+  }
+}
+
+function pruneOrphans() {
+  for (const dir of SOURCE_DIRS.filter((name) => name !== "native-sdk")) {
+    const compiled = path.join(repoRoot, "dist", dir);
+    if (fs.existsSync(compiled)) pruneOrphansIn(compiled, path.join(repoRoot, dir));
+  }
+}
+
 /**
  * Compiles into dist/ and stamps it. The stamp's time is taken before compiling, so a source saved
  * during the build counts as newer.
@@ -73,6 +102,7 @@ export async function build({ forPack = false } = {}) {
   const tsc = path.join(repoRoot, "node_modules", "typescript", "bin", "tsc");
   const args = [tsc, "-p", "tsconfig.build.json", ...(forPack ? ["--sourceMap", "false"] : [])];
   execFileSync(process.execPath, args, { cwd: repoRoot, stdio: "inherit" });
+  pruneOrphans();
   buildNodeAndGoSdks(tsc, forPack);
   buildPythonWheel({ required: forPack });
   await bundleInstalledPlugin();
