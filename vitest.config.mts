@@ -84,6 +84,8 @@ const FAST = [
   "test/cli/reportRender.test.ts",
   "test/foundation/crashAudit.test.ts",
   "test/foundation/layout.test.ts",
+  "test/foundation/visibleText.test.ts",
+  "test/docs/referenceDocs.test.ts",
 ].filter((file) => !NEEDS_THE_BUILD.includes(file));
 const SOAK = [
   "test/provider/crash.test.ts",
@@ -92,6 +94,7 @@ const SOAK = [
   "test/examples/fleet.test.ts",
   "test/release/*.test.ts",
   "test/docs/readmeCommands.test.ts",
+  "test/docs/docsCommands.test.ts",
   "test/docs/exampleReadmes.test.ts",
   "test/docs/exampleReadmesSecondHalf.test.ts",
   "test/docs/installSources.test.ts",

@@ -26,8 +26,8 @@ const USAGE = `${usageLines(SYNOPSIS)}
 Lists what the account holds and which of it the stack manages, by kind. Unmanaged API keys with
 ${SENSITIVE_SCOPES.join(" or ")} are named first, as a security finding. With --import-file, writes
 Pulumi's import file for every unmanaged object, with readable names, for
-\`pulumi import --file <file>\` into a stack that uses the native provider (README, "Moving to the
-native provider"). The key the stack's provider uses is never in the file: a destroy would revoke it.
+\`pulumi import --file <file>\` into a stack that uses the native provider (docs/guides/migrate-to-native.md).
+The key the stack's provider uses is never in the file: a destroy would revoke it.
 
 The ids come from the stack's state (dynamic and native resources alike); the account from one walk
 of each list (200 per request), with the stack's proxy:apiUrl and proxy:apiKey (or PROXY_API_URL and
@@ -107,7 +107,7 @@ export function formatCoverageText(report: CoverageReport, importFile: string | 
   if (importFile && moving) {
     lines.push(
       "",
-      `Wrote ${importFile}: the stack's dynamic resources as native ones (README, "Moving to the native provider").`,
+      `Wrote ${importFile}: the stack's dynamic resources as native ones (docs/guides/migrate-to-native.md).`,
     );
   } else if (open > 0 && importFile) {
     lines.push("", `Wrote ${importFile}: ${open} object(s). Import them into a stack that uses the native provider:`);

@@ -13,7 +13,7 @@ import { proxyUser } from "./proxyUser/descriptor";
 /**
  * Every resource kind, once. The serialized stubs, the provider runtime, the native provider, the
  * plan and the drift command all find a kind here; a new kind is an entry in this list and a folder
- * of its own (see the README's Contributing section).
+ * of its own (see CONTRIBUTING.md, "Adding a resource kind").
  */
 export const KINDS = [proxyUser, apiKey, ipAllocation] as const;
 

@@ -6,9 +6,9 @@ import { outsideFolder, workingTreeFiles } from "../support/outside";
 import { REPO_ROOT } from "../support/pulumi";
 
 /**
- * The names `pulumi-proxy` (npm) and `pulumi_proxy` / `pulumi-proxy` (PyPI) belong to someone else on
- * the public registries: whatever installs them by name runs a stranger's code on the reader's
- * machine. The package and its SDKs come from files (a release's, or the tarball and the wheel inside it).
+ * The names `pulumi-proxy` (npm) and `pulumi_proxy` / `pulumi-proxy` (PyPI) are not published by
+ * this project yet, so anyone could publish them: whatever installs them by name could run a
+ * stranger's code on the reader's machine. The package and its SDKs come from files (a release's, or the tarball and the wheel inside it).
  */
 const NAME = "pulumi[-_]proxy";
 /** The name as a whole argument (optionally `@version`), not part of a path or of a file name. */

@@ -29,6 +29,21 @@ describe("the registry docs (docs/)", () => {
     }
   });
 
+  it("name every top-level folder of the repository in CONTRIBUTING.md's layout", () => {
+    const contributing = fs.readFileSync(path.join(REPO_ROOT, "CONTRIBUTING.md"), "utf8");
+    const layout = contributing.split("## Repository layout")[1] ?? "";
+    const folders = fs
+      .readdirSync(REPO_ROOT, { withFileTypes: true })
+      .filter(
+        (entry) =>
+          entry.isDirectory() &&
+          !entry.name.startsWith(".") &&
+          !["dist", "node_modules", "release"].includes(entry.name),
+      )
+      .map((entry) => entry.name);
+    expect(folders.filter((folder) => !layout.includes(`| \`${folder}/\` |`))).toEqual([]);
+  });
+
   it("have one page per command of the tool, and none for a command it lacks", () => {
     const pages = fs.readdirSync(path.join(DOCS, "commands")).map((page) => page.replace(/\.md$/, ""));
     expect(pages.sort()).toEqual(COMMANDS.map((command) => command.name).sort());

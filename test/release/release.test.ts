@@ -61,6 +61,8 @@ const PYTHON: LanguageCase = {
         'daily_gb = pulumi.Config().get_float("dailyGb") or 5',
         'user = proxy.ProxyUser("scraper", name="nodefree-python", limits=proxy.ProxyUserLimitsArgs(daily_gb=daily_gb))',
         'pulumi.export("userId", user.proxy_user_id)',
+        "# A function served by the plugin, fed an output unknown at preview.",
+        'pulumi.export("foundId", proxy.lookup_proxy_user_output(name=user.username).id)',
         "",
       ].join("\n"),
     );
@@ -89,9 +91,8 @@ const GO: LanguageCase = {
   tools: ["go", "curl", "unzip"],
   env: { ...GO_CACHES, GOFLAGS: "-mod=mod", CGO_ENABLED: "0" },
   prepare(app) {
-    // What `go mod init` writes; the README's block adds the SDK.
+    // The README's block makes the module (go mod init) and adds the SDK.
     fs.writeFileSync(path.join(app, "Pulumi.yaml"), "name: nodefree-go\nruntime: go\n");
-    fs.writeFileSync(path.join(app, "go.mod"), "module example.com/nodefree\n\ngo 1.25\n");
     fs.writeFileSync(
       path.join(app, "main.go"),
       [
@@ -117,6 +118,8 @@ const GO: LanguageCase = {
         "\t\t\treturn err",
         "\t\t}",
         '\t\tctx.Export("userId", user.ProxyUserId)',
+        "\t\t// A function served by the plugin, fed an output unknown at preview.",
+        '\t\tctx.Export("foundId", proxy.LookupProxyUserOutput(ctx, proxy.LookupProxyUserOutputArgs{Name: user.Username}).Id())',
         "\t\treturn nil",
         "\t})",
         "}",
@@ -350,6 +353,8 @@ describe("the release folder (npm run release)", () => {
         expect(release.requests).toContain(`/releases/v${release.version}/${tarball}`);
         expect(fs.existsSync(path.join(home, "plugins", `resource-proxy-v${release.version}`))).toBe(true);
         const userId = (await pulumi(["stack", "output", "userId"])).stdout.trim();
+        // Each program reads the user back through the plugin's lookupProxyUser.
+        expect((await pulumi(["stack", "output", "foundId"])).stdout.trim()).toBe(userId);
         expect(await api.proxyUsers.get(userId)).toMatchObject({
           name: language.userName,
           limits: { daily_gb: 5 },
