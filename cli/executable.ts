@@ -7,29 +7,11 @@
  * so the plugin's start loads nothing of the tool.
  */
 import path from "node:path";
-
-/** main.ts's commands, and its help and version flags. */
-const TOOL_COMMANDS = new Set([
-  "drift",
-  "plan",
-  "fleet",
-  "coverage",
-  "provider",
-  "sdk",
-  "report",
-  "recover",
-  "policy",
-  "server",
-  "help",
-  "--help",
-  "-h",
-  "--version",
-  "-v",
-]);
+import { TOOL_ARGUMENTS } from "./toolArguments";
 
 const [first] = process.argv.slice(2);
 const name = path.basename(process.execPath).replace(/\.exe$/i, "");
-if (name === "pulumi-proxy" || (first !== undefined && TOOL_COMMANDS.has(first))) {
+if (name === "pulumi-proxy" || (first !== undefined && TOOL_ARGUMENTS.has(first))) {
   const { main } = require("./main") as typeof import("./main");
   void main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;

@@ -34,13 +34,14 @@ export function contextFor(settings: ApiSettings, userAgent: string, warn: (mess
     client,
     warn,
     ...(adoption ? { adoption } : {}),
-    read(descriptor, id) {
+    read<W extends { id: string }>(descriptor: Readable<W>, id: string): Promise<W | undefined> {
       let coalescer = coalescers.get(descriptor.kind);
       if (!coalescer) {
         coalescer = new ReadCoalescer<{ id: string }>(descriptor.collection(client), () => writesDone);
         coalescers.set(descriptor.kind, coalescer);
       }
-      return coalescer.read(id) as Promise<never>;
+      // One coalescer per kind, made from this kind's own collection: what it reads is that kind's W.
+      return coalescer.read(id) as Promise<W | undefined>;
     },
   };
 }

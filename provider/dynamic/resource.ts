@@ -23,13 +23,13 @@ import { PROVIDER_INPUT, serializedStub } from "./serializedStub";
  * constructor frame to the stack trace the engine stores with every resource, and the engine
  * rewrites every resource's state after every step.
  */
-export function resourceClass<D extends Descriptor & { kind: ResourceKind }>(
-  descriptor: D,
-): new (
+type ResourceClass<D extends Descriptor> = new (
   name: string,
   args: ArgsOf<D>,
   opts?: pulumi.CustomResourceOptions,
-) => pulumi.CustomResource & OutputsOf<D> {
+) => pulumi.CustomResource & OutputsOf<D>;
+
+export function resourceClass<D extends Descriptor & { kind: ResourceKind }>(descriptor: D): ResourceClass<D> {
   const { type, secretOutputs } = descriptor;
   const provider = serializedStub(descriptor.kind);
   const outputs = Object.fromEntries(Object.keys(descriptor.outputs).map((key) => [key, undefined]));
@@ -49,5 +49,7 @@ export function resourceClass<D extends Descriptor & { kind: ResourceKind }>(
     }
   };
   Object.defineProperty(resource, "name", { value: type });
-  return resource as never;
+  // The engine sets each output on the instance (registered above as an undefined property), which
+  // the class's own type cannot show: the class is what ResourceClass says, outputs included.
+  return resource as unknown as ResourceClass<D>;
 }

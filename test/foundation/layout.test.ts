@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { COMMANDS } from "../../cli/commands";
+import { TOOL_ARGUMENTS } from "../../cli/toolArguments";
 import { REPO_ROOT } from "../support/pulumi";
 
 const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as {
@@ -37,6 +38,11 @@ describe("the rooms' layout", () => {
       .filter((entry) => /usage: pulumi-proxy [a-z]/.test(fs.readFileSync(path.join(cli, entry.name), "utf8")))
       .map((entry) => entry.name);
     expect(flatCommands, "move these commands into cli/<command>/command.ts").toEqual([]);
+  });
+
+  it("makes the release executable the tool for exactly the table's commands, and its help and version flags", () => {
+    const flags = ["help", "--help", "-h", "--version", "-v"];
+    expect([...TOOL_ARGUMENTS].sort()).toEqual([...COMMANDS.map((command) => command.name), ...flags].sort());
   });
 
   it("ships nothing that runs at run time from tools/, the build's room; the published subpaths still resolve", () => {
