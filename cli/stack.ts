@@ -169,10 +169,23 @@ export async function runSubcommand<A extends StackTarget>(
     }
     return await run(args);
   } catch (error) {
-    const message =
-      args && args !== "help" ? describeFailure(error, args) : error instanceof Error ? error.message : String(error);
-    process.stderr.write(`pulumi-proxy ${name}: ${message}\n`);
-    if (error instanceof UsageError) process.stderr.write(`\n${usage}\n`);
+    reportFailure(name, usage, error, args);
     return 1;
   }
+}
+
+/**
+ * Prints a stack command's failure: the stack's own explanation once its flags parsed, the usage text
+ * after a usage mistake.
+ */
+export function reportFailure(
+  name: string,
+  usage: string,
+  error: unknown,
+  args: StackTarget | "help" | undefined,
+): void {
+  const message =
+    args && args !== "help" ? describeFailure(error, args) : error instanceof Error ? error.message : String(error);
+  process.stderr.write(`pulumi-proxy ${name}: ${message}\n`);
+  if (error instanceof UsageError) process.stderr.write(`\n${usage}\n`);
 }

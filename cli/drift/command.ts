@@ -4,10 +4,10 @@ import { runFleetDrift } from "../fleet/drift";
 import { fleetOption, withFleetStack } from "../fleet/reports";
 import { loadFleet } from "../fleet/spec";
 import {
-  describeFailure,
   ENVIRONMENT_USAGE,
   openTargetStack,
   parseOrExplain,
+  reportFailure,
   STACK_OPTIONS,
   STACK_USAGE,
   type StackTarget,
@@ -106,10 +106,7 @@ export async function driftCommand(argv: string[]): Promise<number> {
     }
     return await runDrift(args);
   } catch (error) {
-    const message =
-      args && args !== "help" ? describeFailure(error, args) : error instanceof Error ? error.message : String(error);
-    process.stderr.write(`pulumi-proxy drift: ${message}\n`);
-    if (error instanceof UsageError) process.stderr.write(`\n${USAGE}\n`);
+    reportFailure("drift", USAGE, error, args);
     return EXIT.error;
   }
 }

@@ -7,11 +7,11 @@ import { runFleetPlan } from "../fleet/plan";
 import { fleetOption, withFleetStack } from "../fleet/reports";
 import { loadFleet } from "../fleet/spec";
 import {
-  describeFailure,
   ENVIRONMENT_USAGE,
   exportedState,
   openTargetStack,
   parseStackFlags,
+  reportFailure,
   STACK_USAGE,
   type StackTarget,
   stackTarget,
@@ -148,10 +148,7 @@ export async function planCommand(argv: string[]): Promise<number> {
     }
     return await runPlan(args);
   } catch (error) {
-    const message =
-      args && args !== "help" ? describeFailure(error, args) : error instanceof Error ? error.message : String(error);
-    process.stderr.write(`pulumi-proxy plan: ${message}\n`);
-    if (error instanceof UsageError) process.stderr.write(`\n${USAGE}\n`);
+    reportFailure("plan", USAGE, error, args);
     return PLAN_EXIT.error;
   }
 }
