@@ -35,7 +35,8 @@ interface Described {
   description?: string;
 }
 
-const cell = (text: string) => text.replaceAll("|", "\\|").replaceAll("\n", " ");
+/** Text as one Markdown table cell: its pipes escaped, its lines joined. */
+export const cell = (text: string) => text.replaceAll("|", "\\|").replaceAll("\n", " ");
 
 /** The first sentence of a description: what a list shows of it. */
 function firstSentence(text: string | undefined): string {
@@ -43,7 +44,8 @@ function firstSentence(text: string | undefined): string {
   return /^.*?\.(?=\s|$)/.exec(flat)?.[0] ?? flat;
 }
 
-const pageName = (type: string) => `${type.replace(/([a-z])([A-Z])/g, "$1-$2").toLowerCase()}.md`;
+/** A resource's or function's page under docs/reference/: `ProxyUser` → `proxy-user.md`. */
+export const referencePage = (type: string) => `${type.replace(/([a-z])([A-Z])/g, "$1-$2").toLowerCase()}.md`;
 
 function configTable(schema: Record<string, unknown>): string {
   const variables = ((schema.config as { variables?: Record<string, ConfigVariable> } | undefined)?.variables ??
@@ -62,7 +64,7 @@ function resourcesList(schema: Record<string, unknown>, referenceDir: string): s
   const entries = (kind: "resources" | "functions") =>
     Object.entries((schema[kind] ?? {}) as Record<string, Described>).map(([token, item]) => {
       const name = token.split(":").pop() ?? token;
-      return `| [${name}](${referenceDir}/${pageName(name)}) | \`${token}\` | ${cell(firstSentence(item.description))} |`;
+      return `| [${name}](${referenceDir}/${referencePage(name)}) | \`${token}\` | ${cell(firstSentence(item.description))} |`;
     });
   const resources = entries("resources");
   const functions = entries("functions");

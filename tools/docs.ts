@@ -10,7 +10,7 @@ import path from "node:path";
 import { ID_PREFIXES } from "../contract/common";
 import { packageSchema } from "../provider/native/schema";
 import { packageVersion } from "../provider/native/version";
-import { generatedRegionFiles } from "./docRegions";
+import { cell, generatedRegionFiles, referencePage } from "./docRegions";
 
 interface Property {
   description?: string;
@@ -52,15 +52,11 @@ const ID_EXAMPLES: Record<string, string> = {
 
 export const REFERENCE_DIR = path.join("docs", "reference");
 
-const fileName = (type: string) => `${type.replace(/([a-z])([A-Z])/g, "$1-$2").toLowerCase()}.md`;
-
 function typeOf(property: Property): string {
   if (property.$ref) return property.$ref.split("/").pop() ?? "object";
   if (property.type === "array") return `${typeOf(property.items ?? {})}[]`;
   return property.type ?? "object";
 }
-
-const cell = (text: string) => text.replaceAll("|", "\\|").replaceAll("\n", " ");
 
 function table(properties: Record<string, Property>, required: string[], inputs: boolean): string[] {
   const rows = Object.entries(properties).map(([name, property]) => {
@@ -172,7 +168,7 @@ export function referenceDocs(schema: Record<string, unknown>): Map<string, stri
       ...importSection(token, type, resource),
       "",
     ];
-    docs.set(fileName(type), lines.join("\n"));
+    docs.set(referencePage(type), lines.join("\n"));
   }
   for (const [token, fn] of Object.entries((schema.functions ?? {}) as Record<string, FunctionSchema>)) {
     const name = token.split(":").pop() ?? token;
@@ -196,7 +192,7 @@ export function referenceDocs(schema: Record<string, unknown>): Map<string, stri
       "",
       ...typesSection([...Object.values(inputs), ...Object.values(fn.outputs.properties)], types),
     ];
-    docs.set(fileName(name), lines.join("\n"));
+    docs.set(referencePage(name), lines.join("\n"));
   }
   return docs;
 }
