@@ -32,13 +32,19 @@ export class ObjectMirror {
   private readonly touched = new Map<ListedKind, Set<string>>(LISTED_KINDS.map((kind) => [kind, new Set()]));
   private fullList: string | undefined;
 
+  /** Writes since the last `changes()`: how large the next changes frame is about to be. */
+  private backlog = 0;
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** Told the backlog after each write, so a burst can be sent before it outgrows a page's allowance. */
+    private readonly onBacklog: (writes: number) => void = () => undefined,
   ) {}
 
   private readonly onTouched = (kind: ListedKind, id: string): void => {
     this.touched.get(kind)?.add(id);
+    this.onBacklog(++this.backlog);
   };
 
   get watching(): boolean {
@@ -86,6 +92,7 @@ export class ObjectMirror {
   changes(): string | undefined {
     const mirror = this.shownObjects;
     if (!mirror) return undefined;
+    this.backlog = 0;
     const out: Partial<Record<ListedKind, KindChanges>> = {};
     let any = false;
     for (const kind of LISTED_KINDS) {
