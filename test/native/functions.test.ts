@@ -212,6 +212,5 @@ describe("the functions through the native provider, in every language", () => {
     await readsAsTheApiHolds(dir);
     await failuresNamed(dir);
     expect(fs.existsSync(path.join(dir, "go.sum"))).toBe(true);
-    // The first Go program on a machine compiles the Pulumi Go SDK: minutes on a loaded machine, once.
   }, 900_000);
 });

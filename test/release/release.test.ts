@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { portPrintedWithBarePath } from "../native/plugin";
+import { machineCaches } from "../support/machineCaches";
 import { outsideFolder } from "../support/outside";
 import { REPO_ROOT } from "../support/pulumi";
 import { atRelease, releaseBlocks } from "../support/readmeBlocks";
@@ -43,10 +44,15 @@ interface LanguageCase {
   imported: { file: string; declares: RegExp; adopt?(app: string, code: string): Promise<void> | void };
 }
 
+/** The machine's caches, as a user's machine has them: Go's modules and builds, pip's downloads. */
+const { GOMODCACHE = "", GOCACHE = "", GOPATH = "", PIP_CACHE_DIR = "" } = machineCaches();
+const GO_CACHES = { GOMODCACHE, GOCACHE, GOPATH };
+
 const PYTHON: LanguageCase = {
   language: "python",
   userName: "nodefree-python",
   tools: ["python3"],
+  env: PIP_CACHE_DIR ? { PIP_CACHE_DIR } : {},
   prepare(app) {
     fs.writeFileSync(
       path.join(app, "Pulumi.yaml"),
@@ -76,14 +82,6 @@ const PYTHON: LanguageCase = {
 };
 
 const GOROOT = spawnSync("go", ["env", "GOROOT"], { encoding: "utf8" }).stdout.trim();
-
-/** Go builds from the machine's module and build caches, as a Go user's machine has them. */
-const GO_CACHES = Object.fromEntries(
-  ["GOMODCACHE", "GOCACHE", "GOPATH"].map((name) => [
-    name,
-    spawnSync("go", ["env", name], { encoding: "utf8" }).stdout.trim(),
-  ]),
-);
 
 const GO: LanguageCase = {
   language: "go",

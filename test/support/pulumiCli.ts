@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { inject } from "vitest";
+import { machineCaches } from "./machineCaches";
 import { outsideFolder } from "./outside";
 import { REPO_ROOT } from "./pulumi";
 
@@ -28,6 +29,7 @@ export function cliWorkspace(): CliWorkspace {
   const marker = `cli-${randomBytes(6).toString("hex")}`;
   const env = {
     ...process.env,
+    ...machineCaches(),
     HOME: path.join(folder.dir, "home"),
     PULUMI_HOME: path.join(folder.dir, "pulumi-home"),
     PULUMI_BACKEND_URL: `file://${path.join(folder.dir, "backend")}`,

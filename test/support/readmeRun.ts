@@ -1,9 +1,10 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { inject } from "vitest";
 import { type ReferenceServer, startReferenceServer } from "../../server";
+import { machineCaches } from "./machineCaches";
 import { REPO_ROOT } from "./pulumi";
 import { type ShellBlock, shellBlocks, substitute } from "./readmeBlocks";
 import { runShell } from "./shell";
@@ -64,24 +65,11 @@ function workspaceFor(readme: string, tempDir: string): string {
   return dir;
 }
 
-/**
- * HOME is a fresh folder, but Go's module and build caches stay the machine's, as a user's own are:
- * without them every Go README would download and compile the Pulumi SDK from nothing.
- */
-function goCaches(): NodeJS.ProcessEnv {
-  try {
-    const output = execFileSync("go", ["env", "-json", "GOPATH", "GOMODCACHE", "GOCACHE"], { encoding: "utf8" });
-    return JSON.parse(output) as NodeJS.ProcessEnv;
-  } catch {
-    return {};
-  }
-}
-
 function environment(tempDir: string, server: ReferenceServer): NodeJS.ProcessEnv {
   for (const dir of ["home", "pulumi-home", "backend"]) fs.mkdirSync(path.join(tempDir, dir));
   return {
     ...process.env,
-    ...goCaches(),
+    ...machineCaches(),
     HOME: path.join(tempDir, "home"),
     PULUMI_HOME: path.join(tempDir, "pulumi-home"),
     PULUMI_BACKEND_URL: `file://${path.join(tempDir, "backend")}`,
