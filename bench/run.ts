@@ -3,7 +3,7 @@ import { benchConsole, benchReport } from "./console";
 import { benchConsoleStreams } from "./consoleStreams";
 import { benchCrash, killTable, SKIP_CHECKPOINTS_SHAPE } from "./crash/bench";
 import { benchChaosDestroy, chaosTable } from "./crash/chaosDestroy";
-import { benchFleet, FLEET_GOAL_SHAPE, fleetTable } from "./fleet";
+import { benchFleet, FLEET_GOAL_SHAPE, type FleetSettings, fleetTable } from "./fleet";
 import { benchGateway } from "./gateway";
 import { pulumiBinDir, STACKS_DIR } from "./harness";
 import { type Installed, installForBench } from "./install";
@@ -94,6 +94,17 @@ const SCALE_CASES: BenchCase[] = [
   },
 }));
 
+function fleetCase(id: string, settings: FleetSettings, label: string): BenchCase {
+  return {
+    id,
+    async run() {
+      const { binDir } = await stackEnvironment();
+      const figures = await benchFleet(binDir, FLEET_GOAL_SHAPE, settings);
+      console.log(`\n${fleetTable(figures, FLEET_GOAL_SHAPE, label)}`);
+    },
+  };
+}
+
 const CASES: BenchCase[] = [
   { id: "server", run: () => benchServer() },
   { id: "gateway", run: () => benchGateway() },
@@ -118,25 +129,12 @@ const CASES: BenchCase[] = [
   ...SCALE_CASES,
   stackCase("stack:crowded:n200", { label: "N=200", users: 200, keys: 0, ips: 0 }, {}, { crowd: 0.8 }),
   stackCase("stack:crowded:n500", { label: "N=500", users: 500, keys: 0, ips: 0 }, {}, { crowd: 0.8 }),
-  // `--only fleet`: 10,000 users in 20 stacks of 500, each with its own key (issue 35's goal), 4 stacks at a
-  // time; `fleet:skip-checkpoints` the same with PULUMI_SKIP_CHECKPOINTS=true.
-  {
-    id: "fleet:default",
-    async run() {
-      const { binDir } = await stackEnvironment();
-      const figures = await benchFleet(binDir, FLEET_GOAL_SHAPE, 4, {});
-      console.log(`\n${fleetTable(figures, FLEET_GOAL_SHAPE, "default checkpoints, 4 at a time")}`);
-    },
-  },
-  {
-    id: "fleet:skip-checkpoints",
-    async run() {
-      const { binDir } = await stackEnvironment();
-      const env = { PULUMI_SKIP_CHECKPOINTS: "true" };
-      const figures = await benchFleet(binDir, FLEET_GOAL_SHAPE, 4, env);
-      console.log(`\n${fleetTable(figures, FLEET_GOAL_SHAPE, "PULUMI_SKIP_CHECKPOINTS=true, 4 at a time")}`);
-    },
-  },
+  // `--only fleet`: 10,000 users in 20 stacks of 500, each with its own key (issues 35 and 48): the
+  // fleet file's defaults (no checkpoints, 4 stacks at a time); `fleet:checkpoints` with the engine's
+  // checkpoints turned back on; `fleet:concurrency-<n>` with n stacks at a time.
+  fleetCase("fleet:default", {}, "the fleet file's defaults"),
+  fleetCase("fleet:checkpoints", { checkpoints: true }, '"checkpoints": true'),
+  ...[2, 8].map((n) => fleetCase(`fleet:concurrency-${n}`, { concurrency: n }, `"concurrency": ${n}`)),
   // `--only crash`: a mixed stack SIGKILLed at 20 random points and recovered as the README says, then
   // a destroy under 20 % faults that must converge in one run.
   {

@@ -13,6 +13,7 @@ const FleetFile = z.strictObject({
   program: z.string().default("."),
   users: z.string(),
   concurrency: z.number().int().min(1).max(64).default(4),
+  checkpoints: z.boolean().default(false),
   keys: z
     .strictObject({
       prefix: z
@@ -33,6 +34,13 @@ export interface FleetSpec {
   /** The users file, as the program's `fleet:usersFile` config names it (relative to the program). */
   usersFile: string;
   concurrency: number;
+  /**
+   * Whether the engine writes the state after every step (its default) or once at the end
+   * (`PULUMI_SKIP_CHECKPOINTS`). Off by default: the rewrites grow with each stack's size and took
+   * half of a 20 × 500 fleet's up (303 s against 142 s), and a fleet's killed run is recovered without
+   * them (its creates replay by idempotency key, its deletes of gone objects are done).
+   */
+  checkpoints: boolean;
   keys: { prefix: string; rotateAfterDays: number; graceHours: number };
 }
 
@@ -84,6 +92,7 @@ export function loadFleet(given: string): FleetSpec {
     program,
     usersFile: path.relative(program, users) || path.basename(users),
     concurrency: parsed.data.concurrency,
+    checkpoints: parsed.data.checkpoints,
     keys: parsed.data.keys,
   };
 }

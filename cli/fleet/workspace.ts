@@ -18,9 +18,11 @@ export interface FleetWorkspace {
 
 export async function fleetWorkspace(spec: FleetSpec, pulumiRoot?: string): Promise<FleetWorkspace> {
   const cli = await locatePulumi(pulumiRoot);
-  const envVars: Record<string, string> = cli.binDir
-    ? { PATH: `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}` }
-    : {};
+  const envVars: Record<string, string> = {
+    ...(cli.binDir ? { PATH: `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}` } : {}),
+    // The fleet file decides, whatever the operator's shell says: see FleetSpec.checkpoints.
+    PULUMI_SKIP_CHECKPOINTS: spec.checkpoints ? "false" : "true",
+  };
   const workspace = await LocalWorkspace.create({ workDir: spec.program, pulumiCommand: cli.command, envVars });
   return {
     workspace,

@@ -61,6 +61,12 @@ describe("pulumi-proxy fleet: its files", () => {
     const result = await runCli(["fleet", "up", "--fleet", dir], process.env as Record<string, string>);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/fleet\.json: concurrency: Too small: expected number to be >=1/);
+
+    // Checkpoints are off unless the file turns them on, and only a boolean does.
+    fs.writeFileSync(path.join(dir, "fleet.json"), JSON.stringify({ users: "users.csv" }));
+    expect(loadFleet(dir)).toMatchObject({ concurrency: 4, checkpoints: false });
+    fs.writeFileSync(path.join(dir, "fleet.json"), JSON.stringify({ users: "users.csv", checkpoints: "yes" }));
+    expect(() => loadFleet(dir)).toThrow(/fleet\.json: checkpoints: Invalid input: expected boolean/);
   });
 
   it("a wrong command line fails before any engine run, saying what to change", async () => {
