@@ -71,7 +71,7 @@ export interface ReferenceServer {
   setFaults(faults: FaultOptions): void;
   setRateLimit(perMinute: number): void;
   /** The gateway's knobs, changeable while it runs. */
-  gateway: Pick<Gateway, "setPropagationDelay" | "setRateLimit">;
+  gateway: Pick<Gateway, "setPropagationDelay" | "setRateLimit" | "measuredStalls">;
   stats(): Stats;
   resetStats(): void;
   /** Out-of-band controls for tests and the demo; not HTTP endpoints. */
@@ -212,7 +212,11 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     releaseHeldReplies: () => holds.releaseAll(),
     setFaults: (next) => faults.setOptions(next),
     setRateLimit: (perMinute) => app.limiter.setLimit(perMinute),
-    gateway: { setPropagationDelay: gateway.setPropagationDelay, setRateLimit: gateway.setRateLimit },
+    gateway: {
+      setPropagationDelay: gateway.setPropagationDelay,
+      setRateLimit: gateway.setRateLimit,
+      measuredStalls: gateway.measuredStalls,
+    },
     stats: () => structuredClone(app.stats),
     resetStats: () => {
       app.stats = ReferenceApp.emptyStats();

@@ -49,6 +49,8 @@ export interface Gateway {
   readonly url: string;
   setPropagationDelay(ms: number): void;
   setRateLimit(requestsPerSecond: number): void;
+  /** Connections stalled by a client that stopped reading whose unsent bytes the gateway has measured. */
+  measuredStalls(): number;
   close(): Promise<void>;
 }
 
@@ -227,6 +229,7 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
     url: `http://${host}:${address.port}`,
     setPropagationDelay: (ms) => directory.setDelay(ms),
     setRateLimit: (perSecond) => limiter.setLimit(perSecond),
+    measuredStalls: () => stalls.measured(),
     close: () =>
       new Promise<void>((resolve) => {
         directory.detach();

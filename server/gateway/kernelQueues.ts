@@ -144,6 +144,7 @@ interface Answer {
  */
 export class KernelQueueReader {
   private worker: Worker | undefined;
+  private closed = false;
   private nextId = 0;
   private readonly waiting = new Map<number, (answer: Answer) => void>();
 
@@ -156,7 +157,13 @@ export class KernelQueueReader {
     });
   }
 
+  /** Starts the thread ahead of its first read (a worker takes tens of milliseconds to start, more on a busy machine). */
+  warm(): void {
+    if (!this.closed) this.start();
+  }
+
   close(): void {
+    this.closed = true;
     void this.worker?.terminate();
     this.worker = undefined;
     for (const resolve of this.waiting.values()) resolve({ id: -1, threadId: -1, entries: [] });

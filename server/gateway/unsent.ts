@@ -46,8 +46,17 @@ export class StallWatch {
 
   suspect(connection: Watched): void {
     if (!this.suspects.has(connection)) this.suspects.set(connection, 0);
+    // The reader's thread starts while the watch makes sure of the stall, not when it first measures.
+    this.reader.warm();
     // While a look is under way its own end schedules the next: reads never overlap or queue up.
     if (!this.looking && !this.stopped) this.timer ??= setTimeout(() => void this.look(), this.everyMs).unref();
+  }
+
+  /** How many stalled connections hold a measurement now: a test waits for it before it cuts a client. */
+  measured(): number {
+    let count = 0;
+    for (const connection of this.suspects.keys()) if (connection.unsent !== undefined) count++;
+    return count;
   }
 
   stop(): void {
