@@ -92,6 +92,8 @@ const SOAK = [
   "test/foundation/killedEngine.test.ts",
   "test/cli/recover.test.ts",
   "test/examples/fleet.test.ts",
+  // The release's Python path, on the soak tier's shared release build.
+  "test/examples/pythonQuickstart.test.ts",
   "test/release/*.test.ts",
   "test/docs/readmeCommands.test.ts",
   "test/docs/docsCommands.test.ts",
