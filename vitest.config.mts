@@ -129,7 +129,15 @@ export default defineConfig({
     maxWorkers: 3,
     projects: [
       { test: { ...shared, name: "fast", include: FAST } },
-      { test: { ...withEngine, name: "soak", include: SOAK } },
+      // The soak tier's release files share one build, served at one address for the whole run.
+      {
+        test: {
+          ...withEngine,
+          globalSetup: [...withEngine.globalSetup, "test/release/serveReleases.ts"],
+          name: "soak",
+          include: SOAK,
+        },
+      },
       {
         test: {
           ...withEngine,
