@@ -114,14 +114,13 @@ function startBackground(
 }
 
 /**
- * A release block's script and environment: its release URLs pointed at the suite's shared release
- * build, and a PATH with no node, npm or npx, nor the repository's node_modules/.bin.
+ * A release block's environment: a PATH with no node, npm or npx, nor the repository's
+ * node_modules/.bin, for the README's blocks marked `release`; the URL of the suite's shared release build.
  */
-async function withoutNode(script: string, env: NodeJS.ProcessEnv, tempDir: string) {
+async function withoutNode(env: NodeJS.ProcessEnv, tempDir: string) {
   const release = await sharedRelease();
   const { NODE_OPTIONS: _preload, ...rest } = env;
-  const home = rest.HOME ?? tempDir;
-  return { script: atRelease(script, release.baseUrl), env: { ...rest, PATH: pathWithoutNode(tempDir, home) } };
+  return { baseUrl: release.baseUrl, env: { ...rest, PATH: pathWithoutNode(tempDir, rest.HOME ?? tempDir) } };
 }
 
 /** Runs the blocks in order in a temp folder against a fresh reference server; the first failure throws. */
@@ -136,9 +135,13 @@ export async function runReadme(readme: string, blocks: ShellBlock[]): Promise<v
       blocks.some((block) => !block.release),
     );
     const env = environment(tempDir, server);
+    const nodeFree = blocks.some((block) => block.release) ? await withoutNode(env, tempDir) : undefined;
     for (const block of blocks) {
       const substituted = substitute(block.script, { url: server.url, key: server.rootKey });
-      const run = block.release ? await withoutNode(substituted, env, tempDir) : { script: substituted, env };
+      const run =
+        block.release && nodeFree
+          ? { script: atRelease(substituted, nodeFree.baseUrl), env: nodeFree.env }
+          : { script: substituted, env };
       const dir = block.inRepo ? REPO_ROOT : cwd;
       if (block.background) background.push(await startBackground(block, run.script, dir, run.env));
       else await runBlock(block, run.script, dir, run.env);
