@@ -2,6 +2,7 @@ import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import type { CliResult } from "../../harness/crash/cliStack";
 import { killTree } from "../../harness/crash/processTree";
 import { machineCaches } from "../support/machineCaches";
 import { installBlock, nodeFreePath, REGISTRY_ENV, runInstallBlock } from "./nodeFree";
@@ -10,12 +11,7 @@ import type { ServedRelease } from "./releaseFolder";
 const exec = promisify(execFile);
 
 /** A command's output and exit code, whatever the code. */
-export interface Ran {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
+export type Ran = CliResult;
 
 /**
  * A machine with Python and no Node.js, as the README's Python path serves it: a PATH with the Pulumi

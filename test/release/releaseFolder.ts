@@ -77,6 +77,15 @@ const isAlive = (pid: number) => {
   }
 };
 
+/** The pid in a lock file; 0 while its builder is writing it, or once that builder is done and removed it. */
+function lockHolder(lock: string): number {
+  try {
+    return Number(fs.readFileSync(lock, "utf8").trim());
+  } catch {
+    return 0;
+  }
+}
+
 /** Builds `dir` unless it exists, one builder at a time; a lock whose process is gone is taken over. */
 async function builtOnce(dir: string, requestedDownloadURL: string): Promise<void> {
   const lock = `${dir}.lock`;
@@ -86,7 +95,7 @@ async function builtOnce(dir: string, requestedDownloadURL: string): Promise<voi
     try {
       fs.writeFileSync(lock, `${process.pid}\n`, { flag: "wx" });
     } catch {
-      const holder = Number(fs.readFileSync(lock, "utf8").trim());
+      const holder = lockHolder(lock);
       if (holder && !isAlive(holder)) fs.rmSync(lock, { force: true });
       else await new Promise((resolve) => setTimeout(resolve, 2_000));
       continue;
