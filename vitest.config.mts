@@ -92,6 +92,8 @@ const SOAK = [
   "test/foundation/killedEngine.test.ts",
   "test/cli/recover.test.ts",
   "test/examples/fleet.test.ts",
+  // The release's Python path, on the soak tier's shared release build.
+  "test/examples/pythonQuickstart.test.ts",
   "test/release/*.test.ts",
   "test/docs/readmeCommands.test.ts",
   "test/docs/docsCommands.test.ts",
@@ -127,7 +129,15 @@ export default defineConfig({
     maxWorkers: 3,
     projects: [
       { test: { ...shared, name: "fast", include: FAST } },
-      { test: { ...withEngine, name: "soak", include: SOAK } },
+      // The soak tier's release files share one build, served at one address for the whole run.
+      {
+        test: {
+          ...withEngine,
+          globalSetup: [...withEngine.globalSetup, "test/release/serveReleases.ts"],
+          name: "soak",
+          include: SOAK,
+        },
+      },
       {
         test: {
           ...withEngine,

@@ -6,14 +6,15 @@ import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automa
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
+import { sharedRelease } from "../release/releaseFolder";
+import { machineCaches } from "../support/machineCaches";
+import { pathWithoutNode } from "../support/nodeFree";
 import { outsideFolder } from "../support/outside";
 import { REPO_ROOT } from "../support/pulumi";
-import { shellBlocks, substitute } from "../support/readmeBlocks";
+import { atRelease, shellBlocks, substitute } from "../support/readmeBlocks";
 import { runShell } from "../support/shell";
-import { packedTarball } from "../support/tarball";
 
 const exec = promisify(execFile);
-const MAIN = path.join(REPO_ROOT, "dist", "cli", "main.js");
 
 /** The README's "Run it" block, the one that installs and runs the program. */
 function runItBlock(): string {
@@ -25,33 +26,44 @@ function runItBlock(): string {
 
 /**
  * examples/python-quickstart as its README runs it: a copy of the folder, then the README's block word
- * for word (the tarball, `pulumi install`, the wheel, the plugin, a backend in the folder, the stack,
- * `pulumi up`) in a user's environment, then the real CLI and pulumi-proxy's own commands on the stack.
+ * for word (the venv, the release's wheel, the release's plugin linked as the tool, a backend in the
+ * folder, the stack, `pulumi up`) in a user's environment with no Node.js, against the suite's
+ * release build, then the real CLI and the tool on the stack.
  */
 describe("examples/python-quickstart through the Pulumi CLI", () => {
   const outside = outsideFolder();
   const app = path.join(outside.dir, "python-quickstart");
   /** The reader's own Pulumi home: their login and plugins. */
   const userHome = path.join(outside.dir, "pulumi-home");
+  /** The reader's HOME: the README links the tool into its ~/.local/bin. */
+  const home = path.join(outside.dir, "home");
   let server: ReferenceServer;
   let stack: Stack;
   let api: ProxyClient;
   let userId = "";
+  /** Set once the folder exists (beforeAll): the commands' PATH, with no node on it. */
+  let withoutNode = "";
 
-  /** The shell the README's commands ran in, plus the backend its `export` set. */
-  const env = () => ({
-    ...process.env,
-    PULUMI_HOME: userHome,
-    PULUMI_CONFIG_PASSPHRASE: "python-quickstart",
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    // What a user confirms with "yes" at `pulumi up`'s prompt.
-    PULUMI_SKIP_CONFIRMATIONS: "true",
-    PATH: `${inject("pulumiBinDir")}:${process.env.PATH}`,
-  });
+  /** The shell the README's commands ran in, plus the backend its `export` set: no node on its PATH. */
+  const env = () => {
+    const { NODE_OPTIONS: _preload, ...rest } = process.env;
+    return {
+      ...rest,
+      ...machineCaches(),
+      HOME: home,
+      PULUMI_HOME: userHome,
+      PULUMI_CONFIG_PASSPHRASE: "python-quickstart",
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      // What a user confirms with "yes" at `pulumi up`'s prompt.
+      PULUMI_SKIP_CONFIRMATIONS: "true",
+      PATH: withoutNode,
+    };
+  };
   const stackEnv = () => ({ ...env(), PULUMI_BACKEND_URL: `file://${app}` });
   const pulumi = (args: string[]) =>
     exec("pulumi", [...args, "--stack", "dev", "--non-interactive"], { cwd: app, env: stackEnv() });
-  const proxyCli = (args: string[]) => exec(process.execPath, [MAIN, ...args], { cwd: app, env: stackEnv() });
+  /** The tool as the README put it on PATH: the release's plugin executable. */
+  const proxyCli = (args: string[]) => exec("pulumi-proxy", args, { cwd: app, env: stackEnv() });
   /** A command's output whatever its exit code, with the code. */
   const settled = async (run: Promise<{ stdout: string; stderr: string }>) =>
     run.then(
@@ -66,31 +78,27 @@ describe("examples/python-quickstart through the Pulumi CLI", () => {
     });
     server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
     api = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
-    const script = substitute(runItBlock(), { url: server.url, key: server.rootKey }).replaceAll(
-      "/path/to/pulumi-proxy-0.1.0.tgz",
-      await packedTarball(),
-    );
-    // npm takes package metadata from its cache where it has it, as on a machine that installed before;
-    // and npx never fetches a package the folder lacks (the registry's `pulumi-proxy` is not this one).
-    const npmEnv = { npm_config_prefer_offline: "true", npm_config_yes: "false" };
-    const run = await runShell(["-euo", "pipefail"], script, app, { ...env(), ...npmEnv });
+    fs.mkdirSync(home);
+    withoutNode = pathWithoutNode(outside.dir, home);
+    const release = await sharedRelease();
+    const script = atRelease(substitute(runItBlock(), { url: server.url, key: server.rootKey }), release.baseUrl);
+    const run = await runShell(["-euo", "pipefail"], script, app, env());
     if (run.code !== 0) throw new Error(`the README's block exited ${run.code}:\n${run.output.slice(-4_000)}`);
     stack = await LocalWorkspace.selectStack(
       { stackName: "dev", workDir: app },
       { envVars: stackEnv(), pulumiCommand: await PulumiCommand.get({ root: path.dirname(inject("pulumiBinDir")) }) },
     );
-    // The first test file to ask for the tarball packs it (a full build); on a loaded machine that and
-    // the README's installs take more than the default five minutes.
+    // The first test file to ask for the release builds it; on a loaded machine that and the README's
+    // installs take more than the default five minutes.
   }, 600_000);
   afterAll(async () => {
     await server?.close();
     outside.cleanup();
   });
 
-  it("leaves the Node package's files and the stack's state in the folder, and the reader's login alone", () => {
-    for (const file of ["package.json", "package-lock.json", "node_modules/pulumi-proxy", ".pulumi/stacks"]) {
-      expect(fs.existsSync(path.join(app, file)), file).toBe(true);
-    }
+  it("leaves the venv and the stack's state in the folder, no Node.js file, and the reader's login alone", () => {
+    for (const file of ["venv", ".pulumi/stacks"]) expect(fs.existsSync(path.join(app, file)), file).toBe(true);
+    for (const file of ["package.json", "node_modules"]) expect(fs.existsSync(path.join(app, file)), file).toBe(false);
     // `pulumi login` (--local or any other) records the login in the Pulumi home for every later command.
     expect(fs.existsSync(path.join(userHome, "credentials.json"))).toBe(false);
   });

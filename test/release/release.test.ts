@@ -8,23 +8,14 @@ import { type ReferenceServer, startReferenceServer } from "../../server";
 import { portPrintedWithBarePath } from "../native/plugin";
 import { machineCaches } from "../support/machineCaches";
 import { outsideFolder } from "../support/outside";
-import { REPO_ROOT } from "../support/pulumi";
-import { atRelease, releaseBlocks } from "../support/readmeBlocks";
 import { convertToPython, importWithTypeScript } from "./codeFromRelease";
+import { INSTALL, installBlock, nodeFreePath, REGISTRY_ENV, runInstallBlock } from "./nodeFree";
 import { arm64PluginServesAStack, eachPlatformExecutable, PLATFORM_NAMES } from "./platforms";
-import { buildAndServeRelease, type ServedRelease } from "./releaseFolder";
+import { type ServedRelease, sharedRelease } from "./releaseFolder";
 import { toolReviewsAStack } from "./tool";
 
 const exec = promisify(execFile);
 const PINNED_PULUMI = require("../../package.json").dependencies["@pulumi/pulumi"] as string;
-
-/** The README's Install blocks, by language: what a user runs to install from a release. */
-const INSTALL = releaseBlocks(path.join(REPO_ROOT, "README.md"));
-function installBlock(language: string, release: ServedRelease): string {
-  const block = INSTALL.get(language);
-  if (!block) throw new Error(`README.md has no <!-- readme:release ${language} --> block`);
-  return atRelease(block, release.baseUrl);
-}
 
 /**
  * A program in one language as a user with no Node.js runs it: `prepare` writes it into `app`, then
@@ -154,44 +145,6 @@ const YAML: LanguageCase = {
 
 const LANGUAGES: LanguageCase[] = [PYTHON, GO, YAML];
 
-/** What reaching a package registry needs (certificates, pip's and Go's settings), and nothing else. */
-const REGISTRY_ENV = Object.fromEntries(
-  Object.entries(process.env).filter(([name]) =>
-    /^(PIP_|SSL_CERT|CURL_CA|GOPROXY$|GOSUMDB$|GONOSUMDB$|GOPRIVATE$|https?_proxy$|no_proxy$)/i.test(name),
-  ),
-);
-
-/**
- * Runs a README block with bash by its path (the case's PATH has no /bin), asynchronously: the
- * release it downloads from is served by this process.
- */
-async function runInstallBlock(language: string, script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
-  await exec("/bin/bash", ["-euo", "pipefail", "-c", script], { cwd, env, maxBuffer: 16 * 1024 * 1024 }).catch(
-    (error: { code?: number; stdout?: string; stderr?: string }) => {
-      throw new Error(
-        `README.md's ${language} install block exited ${error.code}:\n${script}\n${error.stdout}${error.stderr}`,
-      );
-    },
-  );
-}
-
-/** A PATH with the Pulumi CLI, its language hosts and a case's tools, and no node or npm. */
-function nodeFreePath(root: string, tools: string[]): string {
-  const shims = path.join(root, "tools");
-  fs.mkdirSync(shims, { recursive: true });
-  for (const tool of tools) {
-    // A version manager's python3 is a shell script that finds the interpreter on PATH: link the
-    // interpreter itself, as a machine without such a manager has it.
-    const found =
-      tool === "python3"
-        ? spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).stdout.trim()
-        : spawnSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).stdout.trim();
-    if (!found) throw new Error(`${tool} is not on this machine's PATH`);
-    fs.symlinkSync(found, path.join(shims, tool));
-  }
-  return [inject("pulumiBinDir"), shims].join(path.delimiter);
-}
-
 describe("the release folder (npm run release)", () => {
   const outside = outsideFolder();
   let release: ServedRelease;
@@ -199,14 +152,14 @@ describe("the release folder (npm run release)", () => {
   let api: ProxyClient;
 
   beforeAll(async () => {
-    release = await buildAndServeRelease(path.join(outside.dir, "release"));
+    release = await sharedRelease();
     server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
     api = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
-    // The build compiles five platforms' executables: more than the suite's hook timeout on a busy machine.
+    // The build (once per run, shared with the other release files) compiles five platforms' executables:
+    // more than the suite's hook timeout on a busy machine.
   }, 600_000);
   afterAll(async () => {
     await server?.close();
-    await release?.close();
     outside.cleanup();
   });
 
@@ -348,7 +301,7 @@ describe("the release folder (npm run release)", () => {
         const up = await pulumi(["up", "--yes"]);
         expect(up.stdout).toMatch(/\+ 2 created/);
         const tarball = `pulumi-resource-proxy-v${release.version}-linux-amd64.tar.gz`;
-        expect(release.requests).toContain(`/releases/v${release.version}/${tarball}`);
+        expect(await release.requests()).toContain(`/releases/v${release.version}/${tarball}`);
         expect(fs.existsSync(path.join(home, "plugins", `resource-proxy-v${release.version}`))).toBe(true);
         const userId = (await pulumi(["stack", "output", "userId"])).stdout.trim();
         // Each program reads the user back through the plugin's lookupProxyUser.

@@ -1,91 +1,122 @@
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
+import { inject } from "vitest";
+import { workingTreeFiles } from "../support/outside";
 import { REPO_ROOT } from "../support/pulumi";
+import { RELEASES_DIR } from "./serveReleases";
 
 const exec = promisify(execFile);
 
 /** Named in the schema only: nothing fetches it. */
 const RELEASE_REPOSITORY = "https://github.com/example/pulumi-proxy";
 
-/** The release folder served over loopback HTTP, as a release page serves it, with what was fetched. */
+/** The release folder served over loopback HTTP, as a release page serves it. */
 export interface ServedRelease {
   dir: string;
   version: string;
-  /** The plugin download URL given to the release, as the README gives it: with `${VERSION}`. */
-  requestedDownloadURL: string;
   /** The URL the SDKs carry: the release fills in `${VERSION}`, so that `pulumi import` can write code. */
   pluginDownloadURL: string;
   /** Where the folder's files are served: the download URL with the version filled in. */
   baseUrl: string;
   /** The repository the release names (`--repository`). */
   repository: string;
-  /** Paths requested so far, in order. */
-  requests: string[];
+  /** Paths requested so far under `/releases/`, in order, by every test file that shares this build. */
+  requests(): Promise<string[]>;
   file(suffix: string): string;
-  close(): Promise<void>;
 }
 
 /**
- * `npm run release` as a maintainer runs it, with its plugin download URL on a loopback server that
- * is listening before the build (the URL names its port), then serves the folder the build printed.
+ * The files a release is built from (the working tree but the tests) and the server's address, which
+ * the build writes into every SDK: a build is reused while these are the same.
  */
-export async function buildAndServeRelease(outDir: string): Promise<ServedRelease> {
-  const requests: string[] = [];
-  let dir = "";
-  const server = http.createServer((request, response) => {
-    const url = new URL(request.url ?? "/", "http://127.0.0.1");
-    requests.push(url.pathname);
-    const prefix = `/releases/v${version}/`;
-    const name = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : "";
-    const file = path.join(dir, name);
-    if (!name || name.includes("/") || !dir || !fs.existsSync(file)) {
-      response.writeHead(404).end("not found\n");
-      return;
-    }
-    response.writeHead(200, { "content-length": fs.statSync(file).size });
-    fs.createReadStream(file).pipe(response);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+async function releaseKey(server: string): Promise<string> {
+  const hash = createHash("sha256").update(`${server}\n`);
+  for (const file of (await workingTreeFiles()).filter((name) => !name.startsWith("test/")).sort()) {
+    hash.update(`${file}\n`).update(fs.readFileSync(path.join(REPO_ROOT, file)));
+  }
+  return hash.digest("hex").slice(0, 16);
+}
+
+/**
+ * `npm run release` as a maintainer runs it, once for every test file that needs it: the first builds
+ * into `.pulumi-proxy/releases/<key>` while holding `<key>.lock`, each other waits for the folder and
+ * reuses it, and so does the next run while no source has changed. The download URL names the soak
+ * tier's release server (serveReleases.ts), which serves the folder as a release page would.
+ */
+export async function sharedRelease(): Promise<ServedRelease> {
+  const server = inject("releaseServer");
+  const key = await releaseKey(server);
   const version = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version as string;
-  const requestedDownloadURL = `http://127.0.0.1:${port}/releases/v\${VERSION}/`;
-  const built = await exec(
-    "npm",
-    [
-      "run",
-      "--silent",
-      "release",
-      "--",
-      "--plugin-download-url",
-      requestedDownloadURL,
-      "--repository",
-      RELEASE_REPOSITORY,
-      "--out",
-      outDir,
-    ],
-    {
-      cwd: REPO_ROOT,
-      maxBuffer: 16 * 1024 * 1024,
-    },
-  );
-  dir = built.stdout.trim().split("\n").at(-1) ?? "";
+  const downloadUrl = `${server}/${key}/releases/v${version}/`;
+  const dir = path.join(RELEASES_DIR, key);
+  await builtOnce(dir, `${server}/${key}/releases/v\${VERSION}/`);
   return {
     dir,
     version,
-    requestedDownloadURL,
-    pluginDownloadURL: `http://127.0.0.1:${port}/releases/v${version}/`,
+    pluginDownloadURL: downloadUrl,
     repository: RELEASE_REPOSITORY,
-    baseUrl: `http://127.0.0.1:${port}/releases/v${version}/`,
-    requests,
+    baseUrl: downloadUrl,
+    requests: async () => (await (await fetch(`${server}/${key}/requests`)).json()) as string[],
     file(suffix) {
       const name = fs.readdirSync(dir).find((entry) => entry.endsWith(suffix));
       if (!name) throw new Error(`the release folder ${dir} holds no *${suffix}: ${fs.readdirSync(dir).join(", ")}`);
       return path.join(dir, name);
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The pid in a lock file; 0 while its builder is writing it, or once that builder is done and removed it. */
+function lockHolder(lock: string): number {
+  try {
+    return Number(fs.readFileSync(lock, "utf8").trim());
+  } catch {
+    return 0;
+  }
+}
+
+/** Builds `dir` unless it exists, one builder at a time; a lock whose process is gone is taken over. */
+async function builtOnce(dir: string, requestedDownloadURL: string): Promise<void> {
+  const lock = `${dir}.lock`;
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  for (;;) {
+    if (fs.existsSync(dir)) return;
+    try {
+      fs.writeFileSync(lock, `${process.pid}\n`, { flag: "wx" });
+    } catch {
+      const holder = lockHolder(lock);
+      if (holder && !isAlive(holder)) fs.rmSync(lock, { force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 2_000));
+      continue;
+    }
+    try {
+      if (!fs.existsSync(dir)) await build(dir, requestedDownloadURL);
+    } finally {
+      fs.rmSync(lock, { force: true });
+    }
+  }
+}
+
+async function build(dir: string, requestedDownloadURL: string): Promise<void> {
+  const partial = `${dir}.partial`;
+  const args = ["--plugin-download-url", requestedDownloadURL, "--repository", RELEASE_REPOSITORY, "--out", partial];
+  await exec("npm", ["run", "--silent", "release", "--", ...args], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 });
+  fs.renameSync(partial, dir);
+  // Earlier builds are of other sources or another port: nothing reuses them.
+  for (const entry of fs.readdirSync(RELEASES_DIR)) {
+    if (/^[0-9a-f]{16}$/.test(entry) && entry !== path.basename(dir)) {
+      fs.rmSync(path.join(RELEASES_DIR, entry), { recursive: true, force: true });
+    }
+  }
 }

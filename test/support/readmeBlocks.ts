@@ -3,7 +3,7 @@ import fs from "node:fs";
 /**
  * The shell blocks of a README, as the convention in the root README's "Contributing" section marks
  * them: an HTML comment on the line before the fence, `<!-- readme:run -->` (optionally with
- * `cwd=repo` and/or `background`) to run it, `<!-- readme:skip <why> -->` to leave it out, or
+ * `cwd=repo`, `background` and/or `release`) to run it, `<!-- readme:skip <why> -->` to leave it out, or
  * `<!-- readme:release <language> -->` for an install from a release, which the release test runs.
  */
 export interface ShellBlock {
@@ -16,6 +16,11 @@ export interface ShellBlock {
   inRepo: boolean;
   /** Long-running (a server): started, checked to stay up, stopped after the README's other blocks. */
   background: boolean;
+  /**
+   * A user's path without Node.js: its release URLs name a release the suite builds and serves, and
+   * it runs with no node on PATH.
+   */
+  release: boolean;
 }
 
 const FENCE = /^```(sh|bash|shell)\s*$/;
@@ -36,6 +41,7 @@ export function shellBlocks(file: string): ShellBlock[] {
       marker: (marker?.[1] as ShellBlock["marker"] | undefined) ?? "none",
       inRepo: options.includes("cwd=repo"),
       background: options.includes("background"),
+      release: options.includes("release"),
     });
     i = end;
   }

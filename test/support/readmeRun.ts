@@ -4,9 +4,11 @@ import os from "node:os";
 import path from "node:path";
 import { inject } from "vitest";
 import { type ReferenceServer, startReferenceServer } from "../../server";
+import { sharedRelease } from "../release/releaseFolder";
 import { machineCaches } from "./machineCaches";
+import { pathWithoutNode } from "./nodeFree";
 import { REPO_ROOT } from "./pulumi";
-import { type ShellBlock, shellBlocks, substitute } from "./readmeBlocks";
+import { atRelease, type ShellBlock, shellBlocks, substitute } from "./readmeBlocks";
 import { runShell } from "./shell";
 
 /**
@@ -52,16 +54,16 @@ export function where(block: ShellBlock): string {
 /**
  * The folder a README's commands run in, outside the repository: a copy of its example (the root and
  * other READMEs get the quickstart, which the root Pulumi.yaml runs too), with node_modules resolving
- * to the repository's, as after `npm install` of the package.
+ * to the repository's, as after `npm install` of the package, unless every block is a release's.
  */
-function workspaceFor(readme: string, tempDir: string): string {
+function workspaceFor(readme: string, tempDir: string, nodeModules: boolean): string {
   const example = /^examples\/([^/]+)\//.exec(readme)?.[1] ?? "quickstart";
   const dir = path.join(tempDir, example);
   fs.cpSync(path.join(REPO_ROOT, "examples", example), dir, {
     recursive: true,
     filter: (file) => path.basename(file) !== "node_modules" && !/^Pulumi\..+\.yaml$/.test(path.basename(file)),
   });
-  fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+  if (nodeModules) fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
   return dir;
 }
 
@@ -111,19 +113,38 @@ function startBackground(
   });
 }
 
+/**
+ * A release block's environment: a PATH with no node, npm or npx, nor the repository's
+ * node_modules/.bin, for the README's blocks marked `release`; the URL of the suite's shared release build.
+ */
+async function withoutNode(env: NodeJS.ProcessEnv, tempDir: string) {
+  const release = await sharedRelease();
+  const { NODE_OPTIONS: _preload, ...rest } = env;
+  return { baseUrl: release.baseUrl, env: { ...rest, PATH: pathWithoutNode(tempDir, rest.HOME ?? tempDir) } };
+}
+
 /** Runs the blocks in order in a temp folder against a fresh reference server; the first failure throws. */
 export async function runReadme(readme: string, blocks: ShellBlock[]): Promise<void> {
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-readme-"));
   const server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
   const background: ChildProcess[] = [];
   try {
-    const cwd = workspaceFor(readme, tempDir);
+    const cwd = workspaceFor(
+      readme,
+      tempDir,
+      blocks.some((block) => !block.release),
+    );
     const env = environment(tempDir, server);
+    const nodeFree = blocks.some((block) => block.release) ? await withoutNode(env, tempDir) : undefined;
     for (const block of blocks) {
-      const script = substitute(block.script, { url: server.url, key: server.rootKey });
+      const substituted = substitute(block.script, { url: server.url, key: server.rootKey });
+      const run =
+        block.release && nodeFree
+          ? { script: atRelease(substituted, nodeFree.baseUrl), env: nodeFree.env }
+          : { script: substituted, env };
       const dir = block.inRepo ? REPO_ROOT : cwd;
-      if (block.background) background.push(await startBackground(block, script, dir, env));
-      else await runBlock(block, script, dir, env);
+      if (block.background) background.push(await startBackground(block, run.script, dir, run.env));
+      else await runBlock(block, run.script, dir, run.env);
     }
   } finally {
     for (const child of background) if (child.pid) process.kill(-child.pid, "SIGTERM");
