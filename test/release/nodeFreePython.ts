@@ -4,6 +4,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import type { CliResult } from "../../harness/crash/cliStack";
 import { killTree } from "../../harness/crash/processTree";
+import { outputOf } from "../support/cli";
 import { machineCaches } from "../support/machineCaches";
 import { installBlock, nodeFreePath, REGISTRY_ENV, runInstallBlock } from "./nodeFree";
 import type { ServedRelease } from "./releaseFolder";
@@ -96,19 +97,9 @@ export class NodeFreePythonMachine {
   async start(command: string, args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) {
     const env = { ...this.env, ...extra };
     const found = await exec("/bin/sh", ["-c", `command -v ${command}`], { env });
-    const child = spawn(found.stdout.trim(), args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    const exited = new Promise<Ran>((resolve, reject) => {
-      child.on("error", reject);
-      child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-    });
+    const child = spawn(found.stdout.trim(), args, { cwd, env, detached: true });
+    child.stdin.end();
+    const exited: Promise<Ran> = outputOf(child);
     return {
       exited,
       kill: () => {
