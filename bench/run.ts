@@ -8,6 +8,7 @@ import { benchGateway } from "./gateway";
 import { pulumiBinDir, STACKS_DIR } from "./harness";
 import { type Installed, installForBench } from "./install";
 import { benchPluginStart } from "./pluginStart";
+import { benchPreview, type PreviewFigures, previewTable } from "./preview";
 import type { StackShape } from "./programs";
 import { footprintTable, loadAverage, machine, stackTable } from "./report";
 import { benchScale, extrapolate, type ScaleFigures, scaleTable } from "./scale";
@@ -28,6 +29,7 @@ interface Results {
   stacks: StackFigures[];
   sdk: SdkFigures[];
   scale: ScaleFigures[];
+  preview: PreviewFigures[];
 }
 
 interface BenchCase {
@@ -105,6 +107,15 @@ function fleetCase(id: string, settings: FleetSettings, label: string): BenchCas
   };
 }
 
+/** `--only preview`: the preview of an up-to-date native stack of N users beside its no-op plugin floor (preview.ts). */
+const PREVIEW_CASES: BenchCase[] = [2000, 5000, 10_000].map((n) => ({
+  id: `preview:n${n}`,
+  async run(results: Results) {
+    const { binDir, installed } = await stackEnvironment();
+    results.preview.push(await benchPreview(binDir, installed, n));
+  },
+}));
+
 const CASES: BenchCase[] = [
   { id: "server", run: () => benchServer() },
   { id: "gateway", run: () => benchGateway() },
@@ -127,6 +138,8 @@ const CASES: BenchCase[] = [
   stackCase("stack:n500:native", { label: "N=500 native", users: 500, keys: 0, ips: 0 }, {}, { native: true }),
   stackCase("stack:mixed:native", { label: "mixed native", users: 150, keys: 50, ips: 50 }, {}, { native: true }),
   ...SCALE_CASES,
+  // Issue 48's goal: the provider adds at most 10 % to the preview's floor.
+  ...PREVIEW_CASES,
   stackCase("stack:crowded:n200", { label: "N=200", users: 200, keys: 0, ips: 0 }, {}, { crowd: 0.8 }),
   stackCase("stack:crowded:n500", { label: "N=500", users: 500, keys: 0, ips: 0 }, {}, { crowd: 0.8 }),
   // `--only fleet`: 10,000 users in 20 stacks of 500, each with its own key (issues 35 and 48): the
@@ -181,7 +194,7 @@ function selected(args: string[]): BenchCase[] {
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const results: Results = { stacks: [], sdk: [], scale: [] };
+  const results: Results = { stacks: [], sdk: [], scale: [], preview: [] };
   console.log(`bench started ${new Date().toISOString()}, ${loadAverage()}`);
   for (const c of selected(process.argv.slice(2))) {
     console.log(`\n== ${c.id} ==`);
@@ -195,6 +208,7 @@ async function main(): Promise<void> {
   }
   if (results.sdk.length > 0) console.log(`\n${sdkTable(results.sdk)}`);
   if (results.scale.length > 0) console.log(`\n${scaleTable(results.scale)}`);
+  if (results.preview.length > 0) console.log(`\n${previewTable(results.preview)}`);
   const checkpointed = results.scale.find((run) => run.mode === "default");
   for (const n of checkpointed ? [2000, 5000, 10_000] : []) {
     const { up, destroy } = extrapolate(checkpointed as ScaleFigures, n);
