@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { inject } from "vitest";
+import { pythonInterpreter } from "../support/nodeFree";
 import { REPO_ROOT } from "../support/pulumi";
 import { atRelease, releaseBlocks } from "../support/readmeBlocks";
 import type { ServedRelease } from "./releaseFolder";
@@ -48,11 +49,9 @@ export function nodeFreePath(root: string, tools: string[]): string {
   const shims = path.join(root, "tools");
   fs.mkdirSync(shims, { recursive: true });
   for (const tool of tools) {
-    // A version manager's python3 is a shell script that finds the interpreter on PATH: link the
-    // interpreter itself, as a machine without such a manager has it.
     const found =
       tool === "python3"
-        ? spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).stdout.trim()
+        ? pythonInterpreter()
         : spawnSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).stdout.trim();
     if (!found) throw new Error(`${tool} is not on this machine's PATH`);
     fs.symlinkSync(found, path.join(shims, tool));

@@ -10,6 +10,14 @@ const NODE_COMMANDS = new Set(["node", "nodejs", "npm", "npx", "corepack"]);
 const SYSTEM_DIRS = ["/usr/bin", "/bin"];
 
 /**
+ * The Python interpreter itself: a version manager's `python3` is a script that finds the interpreter
+ * on PATH, which a PATH of linked commands would not hold.
+ */
+export function pythonInterpreter(): string {
+  return spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).stdout.trim();
+}
+
+/**
  * A PATH as on a machine without Node.js: the Pulumi CLI and its language hosts, `~/.local/bin`
  * (which Debian's and Ubuntu's profiles put on PATH), and a folder under `root` linking every
  * system command but Node's, with the Python interpreter and Go this machine runs Python and Go
@@ -24,9 +32,8 @@ export function pathWithoutNode(root: string, home: string): string {
     fs.symlinkSync(target, path.join(commands, name));
     linked.add(name);
   };
-  // A version manager's python3 is a script that finds the interpreter on PATH: the interpreter itself.
-  const python = spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" });
-  if (python.stdout.trim()) link("python3", python.stdout.trim());
+  const python = pythonInterpreter();
+  if (python) link("python3", python);
   const go = spawnSync("go", ["env", "GOROOT"], { encoding: "utf8" });
   if (go.stdout.trim()) link("go", path.join(go.stdout.trim(), "bin", "go"));
   for (const dir of SYSTEM_DIRS) {
