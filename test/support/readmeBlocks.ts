@@ -12,6 +12,8 @@ export interface ShellBlock {
   line: number;
   script: string;
   marker: "run" | "skip" | "release" | "none";
+  /** What follows the marker: a skipped block's reason (a test that runs it names its file first), a run's options. */
+  reason: string;
   /** Run in the repository instead of the README's temp folder (building, the demo). */
   inRepo: boolean;
   /** Long-running (a server): started, checked to stay up, stopped after the README's other blocks. */
@@ -33,12 +35,14 @@ export function shellBlocks(file: string): ShellBlock[] {
     if (!FENCE.test(lines[i] ?? "")) continue;
     const end = lines.findIndex((line, j) => j > i && line.startsWith("```"));
     const marker = MARKER.exec(lines[i - 1] ?? "");
-    const options = (marker?.[2] ?? "").trim().split(/\s+/);
+    const reason = (marker?.[2] ?? "").trim();
+    const options = reason.split(/\s+/);
     blocks.push({
       file,
       line: i + 1,
       script: lines.slice(i + 1, end).join("\n"),
       marker: (marker?.[1] as ShellBlock["marker"] | undefined) ?? "none",
+      reason,
       inRepo: options.includes("cwd=repo"),
       background: options.includes("background"),
       release: options.includes("release"),
