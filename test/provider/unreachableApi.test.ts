@@ -39,6 +39,5 @@ describe("a proxy:apiUrl that nothing answers", () => {
     await stack.setConfig("proxy:apiUrl", { value: goodUrl });
     await stack.removeConfig("proxy:retryWindowSeconds");
     expect((await stack.preview({ refresh: true })).changeSummary).toEqual({ same: 2 });
-    await stack.destroy();
   });
 });
