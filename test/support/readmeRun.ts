@@ -40,11 +40,29 @@ export function runnableReadmes(readmes: string[]): { readme: string; blocks: Sh
 }
 
 /**
- * Every other example README, alternately (0 or 1): together the examples' READMEs take over three
+ * What makes a README's run long: each engine run, install or build its blocks start (a few seconds
+ * of CPU to a minute each); the rest of its commands take next to nothing.
+ */
+const COSTLY_COMMAND =
+  /\bpulumi (up|preview|destroy|refresh|import|convert|install)\b|(npx )?pulumi-proxy (fleet|drift|plan|recover|coverage)\b|-m venv\b|pip install\b|\bnpm (install|ci|run)\b|\bgo (build|mod tidy)\b/g;
+
+function expectedCost(blocks: ShellBlock[]): number {
+  return blocks.reduce((sum, block) => sum + (block.script.match(COSTLY_COMMAND)?.length ?? 0), 0);
+}
+
+/**
+ * One of two halves (0 or 1) of the examples' READMEs, of about the same cost: together they take
  * minutes, so two files, one per worker, keep either from running alone at the end of the suite.
+ * The costliest README goes first, each into the half that costs less so far.
  */
 export function exampleReadmesHalf(half: 0 | 1): { readme: string; blocks: ShellBlock[] }[] {
-  return runnableReadmes(EXAMPLE_READMES).filter((_, index) => index % 2 === half);
+  const readmes = runnableReadmes(EXAMPLE_READMES).map((entry) => ({ ...entry, cost: expectedCost(entry.blocks) }));
+  const halves: [typeof readmes, typeof readmes] = [[], []];
+  const costOf = (list: typeof readmes) => list.reduce((sum, entry) => sum + entry.cost, 0);
+  for (const entry of [...readmes].sort((a, b) => b.cost - a.cost || a.readme.localeCompare(b.readme))) {
+    halves[costOf(halves[0]) <= costOf(halves[1]) ? 0 : 1].push(entry);
+  }
+  return halves[half].map(({ readme, blocks }) => ({ readme, blocks }));
 }
 
 export function where(block: ShellBlock): string {
