@@ -74,19 +74,22 @@ describe("the functions through the native provider, in every language", () => {
   });
 
   const run = async (dir: string, args: string[]) => pulumi([...args, "--stack", "dev"], dir, env, 600_000);
-  const config = async (dir: string, key: string, value: string, secret = false) => {
-    const set = await run(dir, ["config", "set", ...(secret ? ["--secret"] : []), key, value]);
+  /** One `config set-all` for the lot: each CLI call costs a start, and a secret the passphrase's key derivation. */
+  const config = async (dir: string, plain: Record<string, string>, secret: Record<string, string> = {}) => {
+    const pairs = (flag: string, values: Record<string, string>) =>
+      Object.entries(values).flatMap(([key, value]) => [flag, `${key}=${value}`]);
+    const set = await run(dir, ["config", "set-all", ...pairs("--plaintext", plain), ...pairs("--secret", secret)]);
     expect(set.code, set.output).toBe(0);
   };
 
   /** Creates the stack, checks the preview (the fresh user's username unknown), runs up, and checks every read. */
   async function readsAsTheApiHolds(dir: string): Promise<void> {
     expect((await pulumi(["stack", "init", "dev"], dir, env)).code).toBe(0);
-    await config(dir, "proxy:apiUrl", server.url);
-    await config(dir, "proxy:apiKey", server.rootKey, true);
-    await config(dir, "lookupName", "legacy");
-    await config(dir, "address", expected.address);
-    await config(dir, "today", today);
+    await config(
+      dir,
+      { "proxy:apiUrl": server.url, lookupName: "legacy", address: expected.address, today },
+      { "proxy:apiKey": server.rootKey },
+    );
     const preview = await run(dir, ["preview"]);
     expect(preview.code, preview.output).toBe(0);
     const up = await run(dir, ["up", "--yes", "--skip-preview"]);
@@ -110,14 +113,13 @@ describe("the functions through the native provider, in every language", () => {
 
   /** A name nobody holds, then a key without billing:read: each fails the preview, naming what is missing. */
   async function failuresNamed(dir: string): Promise<void> {
-    await config(dir, "lookupName", "ghost");
+    await config(dir, { lookupName: "ghost" });
     const missing = await run(dir, ["preview"]);
     expect(missing.code).not.toBe(0);
     expect(missing.output).toContain(
       `lookupProxyUser: cannot look up a proxy user: no proxy user is named "ghost" on the account of the key in proxy:apiKey at ${server.url}`,
     );
-    await config(dir, "lookupName", "legacy");
-    await config(dir, "proxy:apiKey", narrowKey, true);
+    await config(dir, { lookupName: "legacy" }, { "proxy:apiKey": narrowKey });
     const unscoped = await run(dir, ["preview"]);
     expect(unscoped.code).not.toBe(0);
     expect(unscoped.output).toMatch(
@@ -171,8 +173,7 @@ describe("the functions through the native provider, in every language", () => {
       { nodeModules: false },
     );
     expect((await pulumi(["stack", "init", "dev"], runaway, env)).code).toBe(0);
-    await config(runaway, "proxy:apiUrl", server.url);
-    await config(runaway, "proxy:apiKey", server.rootKey, true);
+    await config(runaway, { "proxy:apiUrl": server.url }, { "proxy:apiKey": server.rootKey });
     const bounded = await boundedPreview(runaway);
     expect(bounded.peakMb, bounded.output).toBeLessThan(RSS_BOUND_MB);
     expect(bounded.code, bounded.output).not.toBe(0);
