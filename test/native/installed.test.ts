@@ -91,21 +91,9 @@ describe("the native provider, installed from the tarball outside the repository
     expect(`${recovered.stdout}${recovered.stderr}`).not.toMatch(/pulumi-resource-proxy from \$PATH/);
     expect((await npx(["drift"])).stdout).toContain("No drift");
 
-    // README, "Native provider": the code `pulumi import --out imported.ts` writes is a module of its
-    // own, which index.ts imports; the program type-checks (TypeScript, not transpile-only) and previews clean.
-    const legacy = await api.proxyUsers.create({ name: "legacy" });
-    const resources = [{ type: "proxy:index:ProxyUser", name: "legacy", id: legacy.id }];
-    fs.writeFileSync(path.join(app, "resources.json"), JSON.stringify({ resources }));
-    const importArgs = ["import", "--file", "resources.json", "--out", "imported.ts", "--protect=false", "--yes"];
-    await exec("pulumi", [...importArgs, "--stack", harness.stackName, "--non-interactive"], {
-      cwd: app,
-      env: { ...process.env, ...harness.envVars },
-    });
-    expect(fs.readFileSync(path.join(app, "imported.ts"), "utf8")).toContain(
-      'import * as proxy from "pulumi-proxy/native";',
-    );
-    fs.writeFileSync(path.join(app, "index.ts"), `import "./imported";\n${PROGRAM}`);
-    expect((await harness.stack.preview({ expectNoChanges: true })).changeSummary).toEqual({ same: 3 });
+    // The code `pulumi import --out imported.ts` writes for this package, type-checked in a program,
+    // is test/release/codeFromRelease.ts's (on the release's package); import --file with --out is
+    // test/native/coverage.test.ts's.
     await harness.stack.destroy();
     const left = [];
     for await (const user of api.proxyUsers.list()) left.push(user.id);
