@@ -12,7 +12,12 @@ describe("a storm of 429s", () => {
   it("without pacing: every over-limit call waits its retry-after once, then succeeds in the next window", async () => {
     const limit = 40;
     const calls = 70;
-    const server = await startReferenceServer({ rateLimitPerMinute: limit, clock: clockEndingWindowIn(2_500) });
+    // The server's clock stands 5 s before its window ends until every first attempt has its answer
+    // (40 served, 30 refused with retry-after 5), then moves into the next window: the retries, each
+    // waiting its retry-after, meet that one however slowly a loaded machine sent the first attempts.
+    const windowEnd = Date.parse("2030-01-01T00:01:00Z");
+    const clock = new ManualClock(windowEnd - 5_000);
+    const server = await startReferenceServer({ rateLimitPerMinute: limit, clock });
     try {
       const events: TransportEvent[] = [];
       const client = new ProxyClient({
@@ -21,7 +26,10 @@ describe("a storm of 429s", () => {
         pacing: false,
         logger: (e) => events.push(e),
       });
-      const results = await Promise.all(Array.from({ length: calls }, () => client.billing.balance()));
+      const answered = Promise.all(Array.from({ length: calls }, () => client.billing.balance()));
+      await expect.poll(() => server.stats().rateLimited, { timeout: 60_000, interval: 5 }).toBe(calls - limit);
+      clock.set(windowEnd);
+      const results = await answered;
       expect(results).toHaveLength(calls);
       // Had any retry gone out before its retry-after, it would have met a second 429.
       expect(client.stats.rateLimited).toBe(calls - limit);
