@@ -196,10 +196,10 @@ describe("the release folder (npm run release)", () => {
   });
 
   it("holds one plugin executable per platform, of that platform's format and architecture; macOS's signed ad hoc", async () => {
-    await eachPlatformExecutable(release);
+    await eachPlatformExecutable(release, path.join(outside.dir, "platforms"));
   });
 
-  it("runs a stack's preview and up with the linux-arm64 plugin, under qemu", async () => {
+  it("runs a stack's up with the linux-arm64 plugin, under qemu", async () => {
     await arm64PluginServesAStack(release, server, api, path.join(outside.dir, "arm64"));
   });
 
