@@ -195,7 +195,15 @@ describe("the release folder (npm run release)", () => {
   });
 
   it("runs a stack's up with the linux-arm64 plugin, under qemu", async () => {
-    await arm64PluginServesAStack(release, server, api, path.join(outside.dir, "arm64"));
+    // A server of its own: the user it creates is left there (no destroy under qemu), out of the
+    // account whose every user the Python case's `coverage` counts.
+    const arm64Server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
+    try {
+      const arm64Api = new ProxyClient({ baseUrl: arm64Server.url, apiKey: arm64Server.rootKey });
+      await arm64PluginServesAStack(release, arm64Server, arm64Api, path.join(outside.dir, "arm64"));
+    } finally {
+      await arm64Server.close();
+    }
   });
 
   it("is what the README's install blocks name: this version, beside the engine SDK it was built with", () => {
@@ -238,8 +246,14 @@ describe("the release folder (npm run release)", () => {
   it("imports with code into a TypeScript program on the release's npm package", async () => {
     const legacy = await api.proxyUsers.create({ name: "legacy-typescript" });
     const stack = { apiUrl: server.url, apiKey: server.rootKey, legacyId: legacy.id };
-    const code = await importWithTypeScript(path.join(outside.dir, "typescript"), release, stack);
-    expect(code).toMatch(/import \* as proxy from "pulumi-proxy\/native";[\s\S]*new proxy\.ProxyUser\("legacy", \{/);
+    try {
+      const code = await importWithTypeScript(path.join(outside.dir, "typescript"), release, stack);
+      expect(code).toMatch(/import \* as proxy from "pulumi-proxy\/native";[\s\S]*new proxy\.ProxyUser\("legacy", \{/);
+    } finally {
+      // Gone from the account, which the Python case's `coverage` then finds holding its own user only:
+      // by the API, as the stack's destroy would, without an engine run.
+      await api.proxyUsers.delete(legacy.id);
+    }
   });
 
   it("`pulumi convert --language python` names the release's wheel in requirements.txt, never a bare pulumi_proxy", async () => {
