@@ -51,14 +51,20 @@ export async function importWithTypeScript(
   await exec("npx", ["pulumi-proxy", "provider", "install"], { cwd: app, env });
   const pulumi = cliIn(app, env);
   await pulumi(["stack", "init", "dev"]);
-  await pulumi(["config", "set", "proxy:apiUrl", stack.apiUrl]);
-  await pulumi(["config", "set", "--secret", "proxy:apiKey", stack.apiKey]);
+  await pulumi([
+    "config",
+    "set-all",
+    "--plaintext",
+    `proxy:apiUrl=${stack.apiUrl}`,
+    "--secret",
+    `proxy:apiKey=${stack.apiKey}`,
+  ]);
   fs.writeFileSync(path.join(app, "imported.ts"), "export {};\n");
   const importArgs = ["import", "proxy:index:ProxyUser", "legacy", stack.legacyId, "--yes", "--protect=false"];
   await pulumi([...importArgs, "--out", "imported.ts"]);
   const code = fs.readFileSync(path.join(app, "imported.ts"), "utf8");
   await pulumi(["preview", "--expect-no-changes"]);
-  await pulumi(["destroy", "--yes"]);
+  // No destroy: nothing checks it, and the stack's server goes with the suite.
   return code;
 }
 

@@ -7,9 +7,35 @@ import { killTree } from "../../harness/crash/processTree";
 import { outputOf } from "../support/cli";
 import { machineCaches } from "../support/machineCaches";
 import { installBlock, nodeFreePath, REGISTRY_ENV, runInstallBlock } from "./nodeFree";
-import type { ServedRelease } from "./releaseFolder";
+import { builtOnce, type ServedRelease } from "./releaseFolder";
 
 const exec = promisify(execFile);
+
+/**
+ * The virtual environment README.md's Python install block makes, run word for word on a machine with
+ * python3 and no Node.js: made once per release build, beside it (`<build>-python/venv`), under a lock
+ * like the build's, and named by absolute path by every node-free Python program of the suite. No
+ * program installs into it (the language host only reads which packages it holds).
+ */
+export async function sharedPythonVenv(release: ServedRelease): Promise<string> {
+  const root = `${release.dir}-python`;
+  const ready = path.join(root, "ready");
+  await builtOnce(ready, async () => {
+    // What a builder that died left half made.
+    for (const made of ["venv", "tools"]) fs.rmSync(path.join(root, made), { recursive: true, force: true });
+    const { PIP_CACHE_DIR } = machineCaches();
+    // The venv's interpreter links to the python3 on this PATH: it lives in `root`, as long as the venv.
+    const env = {
+      PATH: nodeFreePath(root, ["python3"]),
+      HOME: root,
+      ...REGISTRY_ENV,
+      ...(PIP_CACHE_DIR ? { PIP_CACHE_DIR } : {}),
+    };
+    await runInstallBlock("python", installBlock("python", release), root, env);
+    fs.writeFileSync(ready, "");
+  });
+  return path.join(root, "venv");
+}
 
 /** A command's output and exit code, whatever the code. */
 export type Ran = CliResult;
@@ -17,9 +43,10 @@ export type Ran = CliResult;
 /**
  * A machine with Python and no Node.js, as the README's Python path serves it: a PATH with the Pulumi
  * CLI and python3 only, an empty Pulumi home (the engine fetches the plugin from the wheel's URL), a
- * file backend, and one virtual environment made by the README's Python install block, which each
- * program of this machine names in its Pulumi.yaml. Once the engine has fetched the plugin, `linkTool`
- * puts its executable on PATH as `pulumi-proxy`, as the README's tool block says.
+ * file backend, and the virtual environment the README's Python install block made for this release
+ * (`sharedPythonVenv`), which each program of this machine names in its Pulumi.yaml. Once the engine
+ * has fetched the plugin, `linkTool` puts its executable on PATH as `pulumi-proxy`, as the README's
+ * tool block says.
  */
 export class NodeFreePythonMachine {
   readonly env: NodeJS.ProcessEnv;
@@ -29,6 +56,7 @@ export class NodeFreePythonMachine {
   private constructor(
     readonly root: string,
     readonly release: ServedRelease,
+    venv: string,
   ) {
     fs.mkdirSync(path.join(root, "backend"), { recursive: true });
     const { PIP_CACHE_DIR } = machineCaches();
@@ -43,14 +71,11 @@ export class NodeFreePythonMachine {
       ...(PIP_CACHE_DIR ? { PIP_CACHE_DIR } : {}),
     };
     this.#shims = path.join(root, "tools");
-    this.venv = path.join(root, "python", "venv");
+    this.venv = venv;
   }
 
   static async create(root: string, release: ServedRelease): Promise<NodeFreePythonMachine> {
-    const machine = new NodeFreePythonMachine(root, release);
-    fs.mkdirSync(path.dirname(machine.venv), { recursive: true });
-    await runInstallBlock("python", installBlock("python", release), path.dirname(machine.venv), machine.env);
-    return machine;
+    return new NodeFreePythonMachine(root, release, await sharedPythonVenv(release));
   }
 
   /** A Python program's folder: its Pulumi.yaml, naming the machine's virtual environment, and its files. */

@@ -29,21 +29,23 @@ const CS_ADHOC = 0x2;
 /**
  * Each tarball holds the executable the engine looks for on its platform, whose own headers name
  * that platform; a macOS executable's every page matches its ad-hoc signature, or macOS kills it.
+ * Each is unpacked once, into a folder under `root`.
  */
-export async function eachPlatformExecutable(release: ServedRelease): Promise<void> {
+export async function eachPlatformExecutable(release: ServedRelease, root: string): Promise<void> {
   for (const platform of PLATFORM_NAMES) {
     const { executable, ...header } = EXPECTED[platform];
     const tarball = release.file(`-${platform}.tar.gz`);
     expect(fs.statSync(tarball).size, platform).toBeLessThan(TARBALL_LIMIT_BYTES);
-    const members = (await exec("tar", ["-tzf", tarball])).stdout.split("\n").filter(Boolean).sort();
+    const unpacked = path.join(root, platform);
+    fs.mkdirSync(unpacked, { recursive: true });
+    await exec("tar", ["-xzf", tarball, "-C", unpacked]);
+    const members = fs.readdirSync(unpacked, { recursive: true, encoding: "utf8" }).sort();
     expect(members, platform).toEqual(["LICENSE", executable]);
-    const { stdout } = await exec("tar", ["-xzOf", tarball, executable], {
-      encoding: "buffer",
-      maxBuffer: 512 * 1024 * 1024,
-    });
-    expect(readHeader(stdout), platform).toEqual(header);
+    const bytes = fs.readFileSync(path.join(unpacked, executable));
+    fs.rmSync(unpacked, { recursive: true });
+    expect(readHeader(bytes), platform).toEqual(header);
     if (header.format === "macho") {
-      const signature = machoSignature(stdout);
+      const signature = machoSignature(bytes);
       expect(signature, `${platform} carries no code signature`).toBeDefined();
       expect(signature?.flags ?? 0, `${platform}: not ad hoc`).toSatisfy((flags: number) => (flags & CS_ADHOC) !== 0);
       expect(signature, platform).toMatchObject({ mismatchedPages: 0, coversWholeImage: true });
@@ -53,8 +55,10 @@ export async function eachPlatformExecutable(release: ServedRelease): Promise<vo
 
 /**
  * The linux-arm64 tarball installed as a user installs it, its executable then started by the engine
- * through a wrapper of the same name that runs it under qemu's user mode; a YAML program previews,
- * creates and destroys a user with it.
+ * through a wrapper of the same name that runs it under qemu's user mode; a YAML program creates a
+ * user with it, in one engine run (`up --skip-preview`): qemu's start is the cost, and what is
+ * arm64's own is that the executable starts and serves. Preview and destroy are the same code on
+ * every platform, checked on linux-amd64 by the release's language cases and pythonQuickstart.test.ts.
  */
 export async function arm64PluginServesAStack(
   release: ServedRelease,
@@ -108,13 +112,16 @@ export async function arm64PluginServesAStack(
     ].join("\n"),
   );
   await pulumi(["stack", "init", "dev"]);
-  await pulumi(["config", "set", "proxy:apiUrl", server.url]);
-  await pulumi(["config", "set", "--secret", "proxy:apiKey", server.rootKey]);
-  expect((await pulumi(["preview"])).stdout).toMatch(/\+ 2 to create/);
-  expect((await pulumi(["up", "--yes"])).stdout).toMatch(/\+ 2 created/);
+  await pulumi([
+    "config",
+    "set-all",
+    "--plaintext",
+    `proxy:apiUrl=${server.url}`,
+    "--secret",
+    `proxy:apiKey=${server.rootKey}`,
+  ]);
+  expect((await pulumi(["up", "--yes", "--skip-preview"])).stdout).toMatch(/\+ 2 created/);
   const userId = (await pulumi(["stack", "output", "userId"])).stdout.trim();
   expect(await api.proxyUsers.get(userId)).toMatchObject({ name: "arm64-under-qemu" });
   expect(fs.readFileSync(starts, "utf8")).toContain("started");
-  await pulumi(["destroy", "--yes"]);
-  await expect(api.proxyUsers.get(userId)).rejects.toThrow();
 }

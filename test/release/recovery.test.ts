@@ -75,8 +75,15 @@ async function killedUp(stack: string, env: NodeJS.ProcessEnv) {
 
 async function killInTheMiddle(server: ReferenceServer, stack: string, env: NodeJS.ProcessEnv) {
   await machine.must("pulumi", ["stack", "init", stack, "--non-interactive"], app, env);
-  await machine.must("pulumi", ["config", "set", "proxy:apiUrl", server.url], app, env);
-  await machine.must("pulumi", ["config", "set", "--secret", "proxy:apiKey", server.rootKey], app, env);
+  const config = [
+    "config",
+    "set-all",
+    "--plaintext",
+    `proxy:apiUrl=${server.url}`,
+    "--secret",
+    `proxy:apiKey=${server.rootKey}`,
+  ];
+  await machine.must("pulumi", config, app, env);
 
   const up = await machine.start("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive"], app, env);
   const held = Promise.race([

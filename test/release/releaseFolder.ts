@@ -52,7 +52,7 @@ export async function sharedRelease(): Promise<ServedRelease> {
   const version = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version as string;
   const downloadUrl = `${server}/${key}/releases/v${version}/`;
   const dir = path.join(RELEASES_DIR, key);
-  await builtOnce(dir, `${server}/${key}/releases/v\${VERSION}/`);
+  await builtOnce(dir, () => build(dir, `${server}/${key}/releases/v\${VERSION}/`));
   return {
     dir,
     version,
@@ -86,12 +86,15 @@ function lockHolder(lock: string): number {
   }
 }
 
-/** Builds `dir` unless it exists, one builder at a time; a lock whose process is gone is taken over. */
-async function builtOnce(dir: string, requestedDownloadURL: string): Promise<void> {
-  const lock = `${dir}.lock`;
-  fs.mkdirSync(path.dirname(dir), { recursive: true });
+/**
+ * Runs `build` unless `done` exists, one builder at a time across the suite's processes (the lock is
+ * `<done>.lock`); a lock whose process is gone is taken over. `build` must create `done` last.
+ */
+export async function builtOnce(done: string, build: () => Promise<void>): Promise<void> {
+  const lock = `${done}.lock`;
+  fs.mkdirSync(path.dirname(done), { recursive: true });
   for (;;) {
-    if (fs.existsSync(dir)) return;
+    if (fs.existsSync(done)) return;
     try {
       fs.writeFileSync(lock, `${process.pid}\n`, { flag: "wx" });
     } catch {
@@ -101,7 +104,7 @@ async function builtOnce(dir: string, requestedDownloadURL: string): Promise<voi
       continue;
     }
     try {
-      if (!fs.existsSync(dir)) await build(dir, requestedDownloadURL);
+      if (!fs.existsSync(done)) await build();
     } finally {
       fs.rmSync(lock, { force: true });
     }
@@ -113,9 +116,11 @@ async function build(dir: string, requestedDownloadURL: string): Promise<void> {
   const args = ["--plugin-download-url", requestedDownloadURL, "--repository", RELEASE_REPOSITORY, "--out", partial];
   await exec("npm", ["run", "--silent", "release", "--", ...args], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 });
   fs.renameSync(partial, dir);
-  // Earlier builds are of other sources or another port: nothing reuses them.
+  // Earlier builds are of other sources or another port, and so is what was made beside them (a
+  // `<key>-python` virtual environment): nothing reuses them.
   for (const entry of fs.readdirSync(RELEASES_DIR)) {
-    if (/^[0-9a-f]{16}$/.test(entry) && entry !== path.basename(dir)) {
+    const built = /^([0-9a-f]{16})(-[a-z]+)?$/.exec(entry);
+    if (built && built[1] !== path.basename(dir)) {
       fs.rmSync(path.join(RELEASES_DIR, entry), { recursive: true, force: true });
     }
   }
