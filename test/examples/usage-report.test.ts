@@ -43,7 +43,7 @@ describe("usage-report example: reads inside a program, exported as stack output
       expected.usage.map((row) => [row.proxy_user_id, { bytes: row.bytes, requests: row.requests }]),
     );
 
-    const printed = await readme.runBlock("pulumi config set month 2025-03");
+    const printed = await readme.runBlock("pulumi login --local");
     expect(printedJson(printed), "what `pulumi stack output totals` printed").toEqual(expected.totals);
     const stack = await readme.stack();
     const whole = (await stack.outputs()) as Outputs;
