@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PermissionDeniedError, ProxyClient } from "../../sdk";
 import { basic, startOrigin, viaGateway } from "../gateway/harness";
-import { type ExampleFixture, exampleFixture, expectNothingLeft } from "./harness";
+import { type ExampleFixture, exampleFixture, exists, expectNothingLeft, stackFileOf } from "./harness";
 
 type Output = { value: unknown; secret: boolean };
 const value = <T>(outputs: Record<string, Output>, key: string) => outputs[key]?.value as T;
@@ -16,7 +16,10 @@ beforeAll(async () => {
   up = await fixture.stack.up();
 });
 afterAll(async () => {
-  await fixture?.cleanup();
+  if (!fixture) return;
+  const stackFile = stackFileOf(fixture);
+  await fixture.cleanup();
+  expect(exists(stackFile), "cleanup leaves no stack file in the example folder").toBe(false);
 });
 
 describe("gitops: what the stack hands out, and what its config may say", () => {
