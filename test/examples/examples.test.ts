@@ -1,34 +1,39 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { AuthenticationError, PermissionDeniedError, ProxyClient } from "../../sdk";
-import { type ExampleFixture, exampleFixture, exists, expectNothingLeft, stackFileOf } from "./harness";
+import { expectNothingLeft } from "./harness";
+import { printedJson, type ReadmeExample, readmeExample } from "./readmeExample";
 
 type Output = { value: unknown; secret: boolean };
 const value = <T>(outputs: Record<string, Output>, key: string) => outputs[key]?.value as T;
 
-/**
- * These scenarios skip ts-node's type check to save seconds per engine run (`npm test` type-checks
- * every example with tsc); the quickstart runs with it, from the packed tarball, in
- * packInstall.test.ts. The gitops example's lifecycle is checked by test/cli/drift.test.ts.
- */
-const TRANSPILE_ONLY = { PULUMI_NODEJS_TRANSPILE_ONLY: "true" };
+type Addresses = Record<string, { ip: string; lastReplacedIp?: string; health?: string }>;
 
-let fixture: ExampleFixture | undefined;
+/**
+ * Each example's stack is built by its README's own blocks, run word for word in a copy of the
+ * example (the README marks them `readme:skip` for that reason); the test's steps and assertions go
+ * on from there on the same stack. These runs skip ts-node's type check to save seconds per engine run
+ * (`npm test` type-checks every example with tsc); the quickstart runs with it, from the packed
+ * tarball, in packInstall.test.ts. The gitops example's lifecycle is checked by test/cli/drift.test.ts.
+ */
+let readme: ReadmeExample | undefined;
 afterEach(async () => {
-  if (!fixture) return;
-  const stackFile = stackFileOf(fixture);
-  await fixture.cleanup();
-  fixture = undefined;
-  expect(exists(stackFile), "cleanup leaves no stack file in the example folder").toBe(false);
+  await readme?.cleanup();
+  readme = undefined;
 });
 
-describe("examples, each run from its own folder against the reference server", () => {
+describe("examples, each built by its README's commands against the reference server", () => {
   it("scoped-keys: each key works only within its scopes, and one config change rotates every secret", async () => {
-    fixture = await exampleFixture("scoped-keys", { "scoped-keys:graceHours": "2" }, TRANSPILE_ONLY);
-    const { stack, server } = fixture;
-    const first = await stack.up();
-    const secrets = value<Record<string, string>>(first.outputs, "secrets");
-    expect(first.outputs.secrets?.secret).toBe(true);
+    readme = await readmeExample("scoped-keys");
+    const { server } = readme;
+    await readme.runBlock("pulumi stack init dev");
+    const stack = await readme.stack();
+    const first = (await stack.outputs()) as Record<string, Output>;
+    const secrets = value<Record<string, string>>(first, "secrets");
+    expect(first.secrets?.secret).toBe(true);
     expect(Object.keys(secrets).sort()).toEqual(["dashboards", "finance", "onboarding", "oncall"]);
+    expect(printedJson(await readme.runBlock("pulumi stack output secrets")), "what the README hands out").toEqual(
+      secrets,
+    );
     const held = server.control.snapshot().keys as { name: string; scopes: string[] }[];
     expect(held.find((key) => key.name === "scoped-oncall")?.scopes.sort()).toEqual([
       "proxy-users:read",
@@ -39,12 +44,14 @@ describe("examples, each run from its own folder against the reference server", 
     await expect(dashboards.usage.get({ from: "2025-01-01", to: "2025-01-31" })).resolves.toHaveProperty("totals");
     await expect(dashboards.proxyUsers.list().all()).rejects.toBeInstanceOf(PermissionDeniedError);
 
-    await stack.setConfig("scoped-keys:rotation", { value: "2025-02-01" });
-    const rotated = await stack.up();
-    expect(rotated.summary.resourceChanges).toMatchObject({ update: 4 });
-    const newSecrets = value<Record<string, string>>(rotated.outputs, "secrets");
+    // A grace period other than the default shows that graceHours reaches the keys.
+    await stack.setConfig("scoped-keys:graceHours", { value: "2" });
+    await readme.runBlock("pulumi config set rotation");
+    expect((await stack.history(1))[0]?.resourceChanges).toMatchObject({ update: 4 });
+    const rotated = (await stack.outputs()) as Record<string, Output>;
+    const newSecrets = value<Record<string, string>>(rotated, "secrets");
     const info = value<Record<string, { lastRotatedAt: string | null; previousSecretExpiresAt: string }>>(
-      rotated.outputs,
+      rotated,
       "keyInfo",
     );
     for (const name of Object.keys(secrets)) {
@@ -58,53 +65,65 @@ describe("examples, each run from its own folder against the reference server", 
     await expect(dashboards.usage.get({ from: "2025-01-01", to: "2025-01-31" })).resolves.toHaveProperty("totals");
 
     await stack.destroy();
-    expectNothingLeft(fixture);
+    expectNothingLeft(readme);
     await expect(dashboards.usage.get({ from: "2025-01-01", to: "2025-01-31" })).rejects.toBeInstanceOf(
       AuthenticationError,
     );
   });
 
-  it("ip-hygiene: a blacklisted address shows up after a refresh, is retired for free, and the ceiling blocks a charged swap", async () => {
-    fixture = await exampleFixture("ip-hygiene", {}, TRANSPILE_ONLY);
-    const { stack, server } = fixture;
-    await stack.up();
-    const usIp = value<Record<string, { ip: string }>>((await stack.outputs()) as Record<string, Output>, "addresses")[
-      "us-new-york"
-    ]?.ip as string;
-    server.control.setIpHealth(usIp, { health: "bad", blacklists: 2 });
+  it("ip-hygiene: a blacklisted address shows up after a refresh and is retired for free; --path edits of one allocation keep the others", async () => {
+    readme = await readmeExample("ip-hygiene");
+    const { server } = readme;
+    await readme.runBlock("pulumi stack init dev");
+    const stack = await readme.stack();
+    const addresses = value<Addresses>((await stack.outputs()) as Record<string, Output>, "addresses");
+    const usIp = addresses["us-new-york"]?.ip as string;
+    const deIp = addresses["de-frankfurt"]?.ip as string;
+    // The README retires 192.0.2.10 by name: the first address of the reference server's New York pool.
+    expect(usIp).toBe("192.0.2.10");
 
-    const refreshed = await stack.up({ refresh: true });
-    expect(value(refreshed.outputs, "needsReplacement")).toEqual([
+    // Names an address allocation [1] never held: nothing happens, and the preview says why.
+    await stack.setConfig("ip-hygiene:allocations[1].retire", { value: usIp }, true);
+    const wrong = await stack.preview();
+    expect(wrong.changeSummary).toEqual({ same: 3 });
+    expect(wrong.stdout).toContain(
+      `replaceTrigger names ${usIp}, which this allocation does not hold (it holds ${deIp})`,
+    );
+    await stack.removeConfig("ip-hygiene:allocations", true);
+
+    // The README's retirement, on a stack without the list: the refresh reports the bad address, then
+    // allocation [0] is swapped for free and [1] stays.
+    server.control.setIpHealth(usIp, { health: "bad", blacklists: 2 });
+    const printed = await readme.runBlock("pulumi up --refresh");
+    expect(printedJson(printed), "what `pulumi stack output needsReplacement` printed").toEqual([
       { name: "us-new-york", ip: usIp, health: "bad", blacklists: 2 },
     ]);
-
-    const retire = async (ip: string) => {
-      const allocations = [
-        { name: "us-new-york", country: "us", city: "new york", retire: ip },
-        { name: "de-frankfurt", country: "de", city: "frankfurt" },
-      ];
-      await stack.setConfig("ip-hygiene:allocations", { value: JSON.stringify(allocations) });
-      return stack.up();
-    };
-    const swapped = await retire(usIp);
-    const us = value<Record<string, { ip: string; lastReplacedIp: string; health: string }>>(
-      swapped.outputs,
-      "addresses",
-    )["us-new-york"];
-    expect(us).toMatchObject({ lastReplacedIp: usIp, health: "good" });
-    expect(us?.ip).not.toBe(usIp);
-    expect(value(swapped.outputs, "needsReplacement")).toEqual([]);
-    expect((await stack.preview()).changeSummary).toEqual({ same: 3 });
-
-    // The second replacement this month is still free; the third would be charged, and the ceiling is 0.
-    const second = await retire(us?.ip as string);
-    const secondIp = value<Record<string, { ip: string }>>(second.outputs, "addresses")["us-new-york"]?.ip as string;
-    await expect(retire(secondIp)).rejects.toThrow(/would cost \d+ cents, above maxReplacementChargeCents/);
+    expect((await stack.history(1))[0]?.resourceChanges).toEqual({ same: 2, update: 1 });
+    const swapped = (await stack.outputs()) as Record<string, Output>;
+    const after = value<Addresses>(swapped, "addresses");
+    expect(after["us-new-york"]).toMatchObject({ lastReplacedIp: usIp, health: "good" });
+    expect(after["us-new-york"]?.ip).not.toBe(usIp);
+    expect(after["de-frankfurt"]?.ip).toBe(deIp);
+    expect(value(swapped, "needsReplacement")).toEqual([]);
+    const charges = server.control.snapshot().charges as { kind: string }[];
     expect(
-      server.control.snapshot().charges.filter((charge) => (charge as { kind: string }).kind !== "ip_allocation"),
+      charges.filter((charge) => charge.kind !== "ip_allocation"),
+      "the first swap is free",
     ).toEqual([]);
 
+    // The trigger is inert once swapped; removing it afterwards asks for nothing either: no second
+    // swap spends a free replacement. (Two free swaps, then a refusal at the default ceiling of 0:
+    // test/provider/ipAllocation.test.ts and test/cli/planCost.test.ts.)
+    expect((await stack.preview()).changeSummary).toEqual({ same: 3 });
+    await stack.removeConfig("ip-hygiene:allocations[0].retire", true);
+    expect((await stack.preview()).changeSummary).toEqual({ same: 3 });
+
+    // An entry beyond the defaults without a name is refused at preview, naming what is missing.
+    await stack.setConfig("ip-hygiene:allocations[1].city", { value: "frankfurt" }, true);
+    await stack.setConfig("ip-hygiene:allocations[2].retire", { value: "192.0.2.1" }, true);
+    await expect(stack.preview()).rejects.toThrow(/ip-hygiene:allocations\[2\] has no name and no country/);
+
     await stack.destroy();
-    expectNothingLeft(fixture);
+    expectNothingLeft(readme);
   });
 });

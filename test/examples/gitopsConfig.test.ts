@@ -1,24 +1,30 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PermissionDeniedError, ProxyClient } from "../../sdk";
 import { basic, startOrigin, viaGateway } from "../gateway/harness";
-import { type ExampleFixture, exampleFixture, expectNothingLeft } from "./harness";
+import { type ExampleFixture, exampleFixture, exists, expectNothingLeft, stackFileOf } from "./harness";
 
 type Output = { value: unknown; secret: boolean };
 const value = <T>(outputs: Record<string, Output>, key: string) => outputs[key]?.value as T;
 /** As examples.test.ts: tsc type-checks the example; these runs skip ts-node's check. */
 const TRANSPILE_ONLY = { PULUMI_NODEJS_TRANSPILE_ONLY: "true" };
 
-let fixture: ExampleFixture | undefined;
-afterEach(async () => {
-  await fixture?.cleanup();
-  fixture = undefined;
+/** One stack for both tests: the second edits the config the first one's stack came up with. */
+let fixture: ExampleFixture;
+let up: Awaited<ReturnType<ExampleFixture["stack"]["up"]>>;
+beforeAll(async () => {
+  fixture = await exampleFixture("gitops", {}, TRANSPILE_ONLY, { gateway: { propagationDelayMs: 0 } });
+  up = await fixture.stack.up();
+});
+afterAll(async () => {
+  if (!fixture) return;
+  const stackFile = stackFileOf(fixture);
+  await fixture.cleanup();
+  expect(exists(stackFile), "cleanup leaves no stack file in the example folder").toBe(false);
 });
 
 describe("gitops: what the stack hands out, and what its config may say", () => {
   it("exports each key's secret and each gateway login as secret outputs, and they work", async () => {
-    fixture = await exampleFixture("gitops", {}, TRANSPILE_ONLY, { gateway: { propagationDelayMs: 0 } });
-    const { stack, server } = fixture;
-    const up = await stack.up();
+    const { server } = fixture;
     expect(up.outputs.keySecrets?.secret).toBe(true);
     expect(up.outputs.gatewayLogins?.secret).toBe(true);
 
@@ -43,12 +49,9 @@ describe("gitops: what the stack hands out, and what its config may say", () => 
     } finally {
       await origin.close();
     }
-    await stack.destroy();
-    expectNothingLeft(fixture);
   });
 
   it("an address's keepCity reaches the allocation; a field the program does not know fails the preview by name", async () => {
-    fixture = await exampleFixture("gitops", {}, TRANSPILE_ONLY);
     const { stack } = fixture;
     const edge = (extra: Record<string, unknown>) => ({
       value: JSON.stringify({ edge: { product: "isp", country: "us", city: "new york", ...extra } }),

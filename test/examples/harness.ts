@@ -47,7 +47,7 @@ export async function exampleFixture(
 }
 
 /** After `destroy` the account is back to its root key alone, and the example folder has no stack file left. */
-export function expectNothingLeft(fixture: ExampleFixture): void {
+export function expectNothingLeft(fixture: { server: ReferenceServer }): void {
   const held = fixture.server.control.snapshot();
   expect(held.proxyUsers).toEqual([]);
   expect(held.ips).toEqual([]);

@@ -36,13 +36,10 @@ describe("installed from a tarball, outside the repository", () => {
       .slice(1);
     await npm(args, app);
     server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
+    // No config at all: the credentials come only from the environment.
     harness = await createTestStack({
       workDir: app,
-      config: {
-        "proxy:apiUrl": { value: server.url },
-        "proxy:apiKey": { value: server.rootKey, secret: true },
-        "quickstart:prefix": { value: "qs" },
-      },
+      envVars: { PROXY_API_URL: server.url, PROXY_API_KEY: server.rootKey },
     });
   });
   afterAll(async () => {
@@ -78,13 +75,17 @@ describe("installed from a tarball, outside the repository", () => {
     expect(await npm(["exec", "--", "pulumi-proxy", "--version"], app)).toBe(`pulumi-proxy ${version}\n`);
   });
 
-  it("the copied quickstart comes up with one of each resource, previews clean and is destroyed", async () => {
+  it("the copied quickstart, configured only by PROXY_API_URL and PROXY_API_KEY, comes up with one of each resource, previews clean and is destroyed", async () => {
+    // A local program, so the language host hands the Node runtime the (empty) config: an object, not null.
+    expect(await harness.stack.getAllConfig()).toEqual({});
+    expect((await harness.stack.preview()).changeSummary).toEqual({ create: 4 });
+
     const up = await harness.stack.up();
     expect(up.summary.resourceChanges).toEqual({ create: 4 });
     const api = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
 
     const user = value<{ id: string; username: string; enabled: boolean }>(up.outputs, "proxyUser");
-    expect(user).toMatchObject({ username: "qs-scraper", enabled: true });
+    expect(user).toMatchObject({ username: "quickstart-scraper", enabled: true });
     expect(await api.proxyUsers.get(user.id)).toMatchObject({
       limits: { daily_gb: 5, monthly_gb: 100 },
       enabled: true,
@@ -103,6 +104,7 @@ describe("installed from a tarball, outside the repository", () => {
     expect(held.keys.map((key) => (key as { name: string }).name)).toEqual(["root"]);
   });
 
+  // No destroy at the end: the server, and with it the stack's objects, is discarded.
   it("`provider install` from the project leaves a plugin that outlives the project", async () => {
     // Another stack on the machine, whose program is not in the project, on the native provider.
     const other = await createTestStack({
@@ -121,7 +123,6 @@ describe("installed from a tarball, outside the repository", () => {
       expect(up.summary.resourceChanges).toEqual({ create: 2 });
       const api = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
       expect(await api.proxyUsers.get(up.outputs.userId?.value as string)).toMatchObject({ name: "survivor" });
-      await other.stack.destroy();
     } finally {
       await other.cleanup();
     }

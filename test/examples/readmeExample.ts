@@ -1,0 +1,125 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { inject } from "vitest";
+import { type LocalStack, openLocalStack } from "../../harness/localStack";
+import { ProxyClient } from "../../sdk";
+import { type ReferenceServer, type ReferenceServerOptions, startReferenceServer } from "../../server";
+import { REPO_ROOT } from "../support/pulumi";
+import { shellBlocks, substitute } from "../support/readmeBlocks";
+import { runShell } from "../support/shell";
+import { EXAMPLES_DIR } from "./harness";
+
+/** The stack name every example README creates with `pulumi stack init dev`. */
+const README_STACK = "dev";
+const PASSPHRASE = "readme-passphrase";
+
+export interface ReadmeExample {
+  /** The user's copy of the example, where the README's commands run. */
+  dir: string;
+  server: ReferenceServer;
+  api: ProxyClient;
+  /**
+   * Runs the README's one shell block that contains `words`, word for word apart from the API's
+   * placeholders, and returns what it printed; a non-zero exit throws with the output.
+   */
+  runBlock(words: string): Promise<string>;
+  /** The stack the README's blocks created, opened for the test's own steps and assertions. */
+  stack(): Promise<LocalStack["stack"]>;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * An example's README run the way its user runs it, so the example's test can build its stack with
+ * the README's own commands (marked `readme:skip <this test> runs it`) instead of its own: the example
+ * copied to a folder of its own, node_modules resolving to the repository's as after `npm install`,
+ * a fresh reference server, the suite's pulumi CLI, a file backend and a passphrase, and no
+ * credentials in the environment (the README's `config set` lines must supply them).
+ */
+export async function readmeExample(
+  example: string,
+  serverOptions: ReferenceServerOptions = {},
+): Promise<ReadmeExample> {
+  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), `pulumi-proxy-readme-${example}-`));
+  const dir = path.join(tempDir, example);
+  fs.cpSync(path.join(EXAMPLES_DIR, example), dir, {
+    recursive: true,
+    filter: (file) => path.basename(file) !== "node_modules" && !/^Pulumi\..+\.yaml$/.test(path.basename(file)),
+  });
+  fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+  const stateDir = path.join(tempDir, "state");
+  for (const sub of ["home", "user-home", "backend"]) fs.mkdirSync(path.join(stateDir, sub), { recursive: true });
+  const binDir = inject("pulumiBinDir");
+  // openLocalStack puts the backend and Pulumi home at the same places under stateDir.
+  const userEnv = {
+    HOME: path.join(stateDir, "user-home"),
+    // What a user confirms with "yes" at the prompt.
+    PULUMI_SKIP_CONFIRMATIONS: "true",
+    PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+  };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...userEnv,
+    PULUMI_HOME: path.join(stateDir, "home"),
+    PULUMI_BACKEND_URL: `file://${path.join(stateDir, "backend")}`,
+    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}`,
+  };
+  delete env.PROXY_API_URL;
+  delete env.PROXY_API_KEY;
+  const server = await startReferenceServer({ rateLimitPerMinute: 100_000, ...serverOptions });
+  const readme = path.join(EXAMPLES_DIR, example, "README.md");
+  let opened: LocalStack | undefined;
+
+  return {
+    dir,
+    server,
+    api: new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey }),
+    async runBlock(words) {
+      const found = shellBlocks(readme).filter((block) => block.script.includes(words));
+      if (found.length !== 1) throw new Error(`${readme}: ${found.length} shell blocks contain "${words}", not one`);
+      const script = substitute(found[0]?.script ?? "", { url: server.url, key: server.rootKey });
+      const { code, output } = await runShell(["-euo", "pipefail"], script, dir, env);
+      if (code !== 0) throw new Error(`${readme}: exit ${code} running\n${script}\n--- output ---\n${output}`);
+      return output;
+    },
+    async stack() {
+      opened ??= await openLocalStack({
+        binDir,
+        label: "readme",
+        stateDir,
+        stackName: README_STACK,
+        selectExisting: true,
+        passphrase: PASSPHRASE,
+        workDir: dir,
+        envVars: userEnv,
+      });
+      return opened.stack;
+    },
+    async cleanup() {
+      // No `stack rm`: the backend goes with the folder, and the server with its objects.
+      await server.close();
+      fs.rmSync(tempDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The first JSON value among a block's output, as `pulumi stack output <name>` prints it: on one line,
+ * or (`--json`) over several from a line that starts with the bracket. The rest is the engine's own output.
+ */
+export function printedJson(printed: string): unknown {
+  const lines = printed.split("\n");
+  for (let start = 0; start < lines.length; start++) {
+    if (!/^[[{]/.test(lines[start] ?? "")) continue;
+    for (let end = start; end < lines.length; end++) {
+      try {
+        return JSON.parse(lines.slice(start, end + 1).join("\n"));
+      } catch {
+        // Not yet a whole value: take the next line too.
+      }
+    }
+  }
+  throw new Error(`no JSON value in:\n${printed}`);
+}
