@@ -15,6 +15,7 @@ import { runCli } from "../support/cli";
 import { REPO_ROOT } from "../support/pulumi";
 import { shellBlocks, substitute } from "../support/readmeBlocks";
 import { runShell } from "../support/shell";
+import { processesIn, tableRows } from "./fleetOutput";
 import { EXAMPLES_DIR } from "./harness";
 
 /**
@@ -52,18 +53,6 @@ const readmeBlock = (command: string) => {
   if (!block || more.length > 0) throw new Error(`examples/fleet/README.md: not one block starts with ${command}`);
   return runShell(["-euo", "pipefail"], substitute(block.script, { url: server.url, key: server.rootKey }), dir, env);
 };
-/** The rows of `fleet up`'s table by stack, as a user reads them: key, result and the engine's counts. */
-const tableRows = (output: string) =>
-  Object.fromEntries(
-    output.split("\n").flatMap((line) => {
-      const row = /^(\S+) +\d+ +(\S+) +(\S+) +[\d.]+ +(.+?)\s*$/.exec(line);
-      if (!row) return [];
-      const counts = row[4] === "no changes" ? [] : (row[4] ?? "").split(", ").map((c) => c.split(" "));
-      const changes = Object.fromEntries(counts.map(([op, count]) => [op, Number(count)]));
-      return [[row[1] as string, { key: row[2], outcome: row[3], changes }]];
-    }),
-  );
-
 beforeAll(async () => {
   server = await startReferenceServer({ rateLimitPerMinute: 100_000, clock: { now: () => Date.now() + offsetMs } });
   tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-fleet-"));
@@ -322,21 +311,6 @@ describe("examples/fleet: a fleet up killed as a cancelled CI job kills it", () 
     expect(left.filter((file) => /\.json(\.gz)?$/.test(file))).toEqual([]);
   }, 900_000);
 });
-
-/** Processes whose working folder is `dir` or below it (Linux's /proc). */
-function processesIn(dir: string): string[] {
-  return fs.readdirSync("/proc").flatMap((pid) => {
-    if (!/^\d+$/.test(pid)) return [];
-    try {
-      const cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
-      return cwd === dir || cwd.startsWith(`${dir}/`)
-        ? [`${pid} ${fs.readFileSync(`/proc/${pid}/cmdline`, "utf8")}`]
-        : [];
-    } catch {
-      return [];
-    }
-  });
-}
 
 /** acme's key as its stack config holds it, decrypted the way a user would read it. */
 async function acmeSecret(): Promise<string> {
