@@ -139,6 +139,8 @@ describe("the gitops example in a repository of its own, set up from its README 
       PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
       // What a user confirms with "yes" at `pulumi up`'s prompt.
       PULUMI_SKIP_CONFIRMATIONS: "true",
+      // The set-up's `up` and the workflows' steps type-check the program; these ~14 runs of it need not again.
+      PULUMI_NODEJS_TRANSPILE_ONLY: "true",
     };
     const [review] = block("## Review: `pulumi-proxy plan`");
     const plans = await shell(review as string, program, laptop);
