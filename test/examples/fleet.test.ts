@@ -13,12 +13,16 @@ import { PermissionDeniedError, ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { runCli } from "../support/cli";
 import { REPO_ROOT } from "../support/pulumi";
+import { shellBlocks, substitute } from "../support/readmeBlocks";
+import { runShell } from "../support/shell";
+import { processesIn, tableRows } from "./fleetOutput";
 import { EXAMPLES_DIR } from "./harness";
 
 /**
  * The fleet example as its README runs it, K = 4 customers of one to three users each, on the real
  * engine against the reference server: one failing stack, convergence, drift and plan over the
- * fleet, rotation on schedule and a removed customer. One set-up, run in order (about 6 fleet runs).
+ * fleet, rotation on schedule, a removed customer and the clean-up. One set-up, run in order (about 7
+ * fleet runs); the README's own blocks run here, word for word, where the fleet is as they expect.
  */
 const DAY_MS = 24 * 60 * 60 * 1000;
 type Key = { id: string; name: string; scopes: string[]; last_rotated_at: string | null };
@@ -42,6 +46,13 @@ const users = () => server.control.snapshot().proxyUsers as User[];
 const stackFile = (stack: string) => path.join(dir, `Pulumi.${stack}.yaml`);
 const csv = () => path.join(dir, "users.csv");
 
+/** The README's block whose first line starts with `command`, as a user types it, run in the fleet's folder. */
+const readmeBlock = (command: string) => {
+  const readme = path.join(EXAMPLES_DIR, "fleet", "README.md");
+  const [block, ...more] = shellBlocks(readme).filter((b) => b.script.split("\n")[0]?.startsWith(command));
+  if (!block || more.length > 0) throw new Error(`examples/fleet/README.md: not one block starts with ${command}`);
+  return runShell(["-euo", "pipefail"], substitute(block.script, { url: server.url, key: server.rootKey }), dir, env);
+};
 beforeAll(async () => {
   server = await startReferenceServer({ rateLimitPerMinute: 100_000, clock: { now: () => Date.now() + offsetMs } });
   tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-fleet-"));
@@ -65,7 +76,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  // The account lives in this server alone: closing it is the clean-up (fleet destroy runs in the README).
+  // The README's `fleet destroy` ran last; whatever a failed test left lives in this server alone.
   await server?.close();
   fs.rmSync(tempDir, { recursive: true, force: true });
 });
@@ -105,21 +116,48 @@ describe("examples/fleet: one stack per customer, each with its own narrow key",
   it("re-running fixes the failed stack and changes nothing in the others", async () => {
     const files = ["acme", "globex", "initech"].map((stack) => fs.readFileSync(stackFile(stack), "utf8"));
     const keysBefore = JSON.stringify(fleetKeys());
-    const run = await fleet("up");
-    expect(run.code, run.stderr).toBe(0);
+    // The README's `fleet up`, its table read as a user reads it.
+    const run = await readmeBlock("npx pulumi-proxy fleet up");
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toContain("4 stacks, 0 failed.");
+    const byStack = tableRows(run.output);
+    expect(Object.keys(byStack)).toEqual(["acme", "globex", "initech", "umbrella"]);
     // The failed run created what preceded the bad row; this one creates the rest.
-    expect(run.byStack.umbrella).toMatchObject({ outcome: "ok", key: "kept" });
-    expect(run.byStack.umbrella?.changes.create).toBeGreaterThan(0);
+    expect(byStack.umbrella).toMatchObject({ outcome: "ok", key: "kept" });
+    expect(byStack.umbrella?.changes.create).toBeGreaterThan(0);
     const umbrella = users()
       .map((user) => user.name)
       .filter((name) => name.startsWith("umbrella"));
     expect(umbrella.sort()).toEqual(["umbrella-ads", "umbrella-search"]);
     for (const stack of ["acme", "globex", "initech"]) {
-      expect(run.byStack[stack], stack).toMatchObject({ outcome: "ok", key: "kept" });
-      expect(Object.keys(run.byStack[stack]?.changes ?? {}), stack).toEqual(["same"]);
+      expect(byStack[stack], stack).toMatchObject({ outcome: "ok", key: "kept" });
+      expect(Object.keys(byStack[stack]?.changes ?? {}), stack).toEqual(["same"]);
     }
     expect(JSON.stringify(fleetKeys())).toBe(keysBefore);
     expect(["acme", "globex", "initech"].map((stack) => fs.readFileSync(stackFile(stack), "utf8"))).toEqual(files);
+  }, 900_000);
+
+  it("the README's drift, plan, shards and operator blocks run on the converged fleet, each exiting 0", async () => {
+    const review = await readmeBlock("npx pulumi-proxy drift --fleet .");
+    expect(review.code, review.output).toBe(0);
+    expect(review.output).toContain("Fleet: 4 stacks, 0 with drift, 0 failed.");
+    const plans = JSON.parse(fs.readFileSync(path.join(dir, "plan.json"), "utf8")) as FleetPlanJson;
+    expect(plans).toMatchObject({ version: 1, hasChanges: false, failed: 0 });
+    expect(plans.stacks.map((stack) => stack.stack)).toEqual(["acme", "globex", "initech", "umbrella"]);
+
+    const shards = await readmeBlock("npx pulumi-proxy fleet shards");
+    expect(shards.code, shards.output).toBe(0);
+    expect(shards.output).toContain(JSON.stringify(["acme", "globex", "initech", "umbrella"]));
+
+    const operator = await readmeBlock("npx pulumi-proxy fleet operator");
+    expect(operator.code, operator.output).toBe(0);
+    const manifests = fs.readFileSync(path.join(dir, "stacks.yaml"), "utf8");
+    expect(manifests.match(/"kind": "Stack"/g)).toHaveLength(4);
+    expect(manifests).toContain("https://github.com/acme/infra.git");
+    // No credential in the manifests: the admin key, a stack's key, the passphrase.
+    for (const secret of [server.rootKey, await acmeSecret(), env.PULUMI_CONFIG_PASSPHRASE as string]) {
+      expect(manifests).not.toContain(secret);
+    }
   }, 900_000);
 
   it("drift and plan take the fleet: every stack, one report", async () => {
@@ -255,22 +293,24 @@ describe("examples/fleet: a fleet up killed as a cancelled CI job kills it", () 
         .sort(),
     ).toEqual(["fleet-acme", "fleet-globex", "fleet-umbrella"]);
   }, 900_000);
-});
 
-/** Processes whose working folder is `dir` or below it (Linux's /proc). */
-function processesIn(dir: string): string[] {
-  return fs.readdirSync("/proc").flatMap((pid) => {
-    if (!/^\d+$/.test(pid)) return [];
-    try {
-      const cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
-      return cwd === dir || cwd.startsWith(`${dir}/`)
-        ? [`${pid} ${fs.readFileSync(`/proc/${pid}/cmdline`, "utf8")}`]
-        : [];
-    } catch {
-      return [];
+  it("the README's clean-up destroys every stack, revokes every key and removes every stack", async () => {
+    const cleanUp = await readmeBlock("npx pulumi-proxy fleet destroy");
+    expect(cleanUp.code, cleanUp.output).toBe(0);
+    expect(cleanUp.output).toContain("3 stacks, 0 failed.");
+    const byStack = tableRows(cleanUp.output);
+    for (const stack of ["acme", "globex", "umbrella"]) {
+      expect(byStack[stack], stack).toMatchObject({ outcome: "removed", key: "revoked" });
+      expect(byStack[stack]?.changes.delete, stack).toBeGreaterThan(0);
     }
-  });
-}
+    expect(users()).toEqual([]);
+    expect(keys().map((key) => key.name)).toEqual(["root"]);
+    expect(fs.readdirSync(dir).filter((file) => /^Pulumi\..+\.yaml$/.test(file))).toEqual([]);
+    const stacks = path.join(tempDir, "backend", ".pulumi", "stacks");
+    const left = fs.readdirSync(stacks, { recursive: true }) as string[];
+    expect(left.filter((file) => /\.json(\.gz)?$/.test(file))).toEqual([]);
+  }, 900_000);
+});
 
 /** acme's key as its stack config holds it, decrypted the way a user would read it. */
 async function acmeSecret(): Promise<string> {

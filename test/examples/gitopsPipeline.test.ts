@@ -25,9 +25,13 @@ async function deadPort(): Promise<number> {
   return port;
 }
 
+const README = path.join(EXAMPLE, "README.md");
+/** The guide whose refresh and drift blocks run on this example's stack. */
+const GUIDE = path.join(REPO_ROOT, "docs/guides/gitops-and-review.md");
+
 /** The README's "Run it" blocks, as one shell session: what a user types, in order. */
 function runItSession(): string {
-  const readme = path.join(EXAMPLE, "README.md");
+  const readme = README;
   const lines = fs.readFileSync(readme, "utf8").split("\n");
   const start = lines.indexOf("## Run it");
   const end = lines.findIndex((line, index) => index > start && line.startsWith("## "));
@@ -116,6 +120,57 @@ describe("the gitops example in a repository of its own, set up from its README 
       integrity: expect.stringMatching(/^sha512-/),
     });
     expect(server.control.snapshot().proxyUsers).toHaveLength(2);
+  });
+
+  it("the README's review, credentials, drift and re-enable blocks run on the laptop as a user types them", async () => {
+    // Before the pull request's change: the plan and drift commands exit 0 only with nothing to do.
+    const block = (heading: string, file = README) => {
+      const lines = fs.readFileSync(file, "utf8").split("\n");
+      const start = lines.indexOf(heading);
+      const end = lines.findIndex((line, index) => index > start && line.startsWith("## "));
+      const blocks = shellBlocks(file).filter(
+        (b) => b.marker !== "none" && b.line > start && b.line < (end < 0 ? Infinity : end),
+      );
+      return blocks.map((b) => substitute(b.script, { url: server.url, key: server.rootKey }));
+    };
+    const laptop: NodeJS.ProcessEnv = {
+      ...machine("laptop", path.join(outside.dir, "npm-cache-laptop")),
+      PULUMI_BACKEND_URL: `file://${state}`,
+      PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+      // What a user confirms with "yes" at `pulumi up`'s prompt.
+      PULUMI_SKIP_CONFIRMATIONS: "true",
+      // The set-up's `up` and the workflows' steps type-check the program; these ~14 runs of it need not again.
+      PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+    };
+    const [review] = block("## Review: `pulumi-proxy plan`");
+    const plans = await shell(review as string, program, laptop);
+    expect(plans).toContain("## pulumi-proxy plan: prod");
+    expect(plans).toMatch(/### Policy\n\n⚠️ \d+ advisory \(`proxy-policy`\)/);
+    expect(plans).toContain('"version": 1');
+
+    const [credentials] = block("## Handing out credentials");
+    const handedOut = await shell(credentials as string, program, laptop);
+    expect(handedOut).toMatch(/"username": "[^"]+",\s*"password": "[^"]+"/);
+
+    const [drift, reenable] = block("## Drift");
+    expect(await shell(drift as string, program, laptop)).toContain("No drift in stack prod");
+    // The guide's words, with the installed package's command on PATH as the root README's Install leaves it.
+    const [refresh, guideDrift] = block("# Drift detection, review and GitOps", GUIDE);
+    const installed = {
+      ...laptop,
+      PATH: [path.join(program, "node_modules", ".bin"), laptop.PATH].join(path.delimiter),
+    };
+    await shell(refresh as string, program, installed);
+    expect(await shell(guideDrift as string, program, installed)).toContain("No drift in stack prod");
+    expect(JSON.parse(fs.readFileSync(path.join(program, "drift.json"), "utf8"))).toMatchObject({
+      version: 1,
+      stack: "prod",
+      drift: false,
+    });
+    const released = await shell(reenable as string, program, laptop);
+    expect(released).toMatch(/~ 1 updated/);
+    expect(released).toMatch(/3 unchanged/);
+    expect(handedOut + plans + released).not.toContain(server.rootKey);
   });
 
   it("plan.yml installs from a clean cache offline and plans the pull request's change", async () => {
