@@ -208,7 +208,8 @@ describe("the release folder (npm run release)", () => {
 
   it("is what the README's install blocks name: this version, beside the engine SDK it was built with", () => {
     for (const [language, block] of INSTALL) {
-      for (const url of block.match(/https:\/\/downloads\.example\.com\/\S+/g) ?? []) {
+      // A URL ends at a space or, in the YAML program's flow style, at its closing quote.
+      for (const url of block.match(/https:\/\/downloads\.example\.com\/[^\s"]+/g) ?? []) {
         expect(url, `README.md's ${language} block`).toContain(`/v${release.version}/`);
         const file = url.split("/").pop();
         if (file) expect(fs.existsSync(path.join(release.dir, file)), `${language}: ${file}`).toBe(true);
