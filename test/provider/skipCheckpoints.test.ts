@@ -10,7 +10,7 @@ import { REPO_ROOT } from "../support/pulumi";
 
 /**
  * `PULUMI_SKIP_CHECKPOINTS=true`: the engine saves the state once, at the end, so a killed run records
- * nothing, not even that it started a write. A stack of 35 (users, keys, addresses interleaved) is
+ * nothing, not even that it started a write. A stack of 70 (users, keys, addresses interleaved) is
  * killed with SIGKILL at random points of a create, an update, a rotation, a replacement and a
  * destroy, and recovered each time with `pulumi-proxy recover` alone; then twice more with the
  * server's clock moved 25 hours on between the kill and the recovery, past the API's idempotency
@@ -21,7 +21,7 @@ import { REPO_ROOT } from "../support/pulumi";
 
 // Several times the engine's default parallelism (4 per core), so a kill finds writes of every kind in flight; the bench's
 // `crash:skip` kills a stack of 2,000 the same way.
-const SHAPE: MixedShape = { users: 24, keys: 6, ips: 5 };
+const SHAPE: MixedShape = { users: 48, keys: 12, ips: 10 };
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
 
 let server: ReferenceServer;
@@ -56,7 +56,7 @@ function held() {
   return [snapshot.proxyUsers.length, snapshot.keys.length - 1, snapshot.ips.length];
 }
 
-describe(`a stack of 35 without checkpoints, killed at random points (seed ${SEED})`, () => {
+describe(`a stack of 70 without checkpoints, killed at random points (seed ${SEED})`, () => {
   const draw = random(SEED);
   const [create, , , replace, destroy] = phases(SHAPE) as [Phase, Phase, Phase, Phase, Phase];
   // "replace" after "create": one run that updates every user, rotates every key, swaps every address
