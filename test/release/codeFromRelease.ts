@@ -4,6 +4,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { inject } from "vitest";
 import { npm } from "../support/outside";
+import { credentialsConfig } from "./nodeFree";
 import type { ServedRelease } from "./releaseFolder";
 
 const exec = promisify(execFile);
@@ -51,14 +52,7 @@ export async function importWithTypeScript(
   await exec("npx", ["pulumi-proxy", "provider", "install"], { cwd: app, env });
   const pulumi = cliIn(app, env);
   await pulumi(["stack", "init", "dev"]);
-  await pulumi([
-    "config",
-    "set-all",
-    "--plaintext",
-    `proxy:apiUrl=${stack.apiUrl}`,
-    "--secret",
-    `proxy:apiKey=${stack.apiKey}`,
-  ]);
+  await pulumi(credentialsConfig(stack.apiUrl, stack.apiKey));
   fs.writeFileSync(path.join(app, "imported.ts"), "export {};\n");
   const importArgs = ["import", "proxy:index:ProxyUser", "legacy", stack.legacyId, "--yes", "--protect=false"];
   await pulumi([...importArgs, "--out", "imported.ts"]);

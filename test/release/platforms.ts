@@ -7,6 +7,7 @@ import { ensureQemuAarch64 } from "../../harness/debian";
 import type { ProxyClient } from "../../sdk";
 import type { ReferenceServer } from "../../server";
 import { type ExecutableHeader, machoSignature, readHeader } from "./executableHeaders";
+import { credentialsConfig } from "./nodeFree";
 import type { ServedRelease } from "./releaseFolder";
 
 const exec = promisify(execFile);
@@ -112,14 +113,7 @@ export async function arm64PluginServesAStack(
     ].join("\n"),
   );
   await pulumi(["stack", "init", "dev"]);
-  await pulumi([
-    "config",
-    "set-all",
-    "--plaintext",
-    `proxy:apiUrl=${server.url}`,
-    "--secret",
-    `proxy:apiKey=${server.rootKey}`,
-  ]);
+  await pulumi(credentialsConfig(server.url, server.rootKey));
   expect((await pulumi(["up", "--yes", "--skip-preview"])).stdout).toMatch(/\+ 2 created/);
   const userId = (await pulumi(["stack", "output", "userId"])).stdout.trim();
   expect(await api.proxyUsers.get(userId)).toMatchObject({ name: "arm64-under-qemu" });

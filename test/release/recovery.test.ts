@@ -4,6 +4,7 @@ import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { outsideFolder } from "../support/outside";
 import { fleetOfPythonPrograms } from "./fleetFromRelease";
+import { credentialsConfig } from "./nodeFree";
 import { NodeFreePythonMachine, type Ran } from "./nodeFreePython";
 import { sharedRelease } from "./releaseFolder";
 
@@ -75,15 +76,7 @@ async function killedUp(stack: string, env: NodeJS.ProcessEnv) {
 
 async function killInTheMiddle(server: ReferenceServer, stack: string, env: NodeJS.ProcessEnv) {
   await machine.must("pulumi", ["stack", "init", stack, "--non-interactive"], app, env);
-  const config = [
-    "config",
-    "set-all",
-    "--plaintext",
-    `proxy:apiUrl=${server.url}`,
-    "--secret",
-    `proxy:apiKey=${server.rootKey}`,
-  ];
-  await machine.must("pulumi", config, app, env);
+  await machine.must("pulumi", credentialsConfig(server.url, server.rootKey), app, env);
 
   const up = await machine.start("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive"], app, env);
   const held = Promise.race([

@@ -9,7 +9,7 @@ import { portPrintedWithBarePath } from "../native/plugin";
 import { machineCaches } from "../support/machineCaches";
 import { outsideFolder } from "../support/outside";
 import { convertToPython, importWithTypeScript } from "./codeFromRelease";
-import { INSTALL, installBlock, nodeFreePath, REGISTRY_ENV, runInstallBlock } from "./nodeFree";
+import { credentialsConfig, INSTALL, installBlock, nodeFreePath, REGISTRY_ENV, runInstallBlock } from "./nodeFree";
 import { sharedPythonVenv } from "./nodeFreePython";
 import { arm64PluginServesAStack, eachPlatformExecutable, PLATFORM_NAMES } from "./platforms";
 import { type ServedRelease, sharedRelease } from "./releaseFolder";
@@ -290,14 +290,7 @@ describe("the release folder (npm run release)", () => {
         };
         await language.install?.(app, release, env);
         await pulumi(["stack", "init", "dev"]);
-        await pulumi([
-          "config",
-          "set-all",
-          "--plaintext",
-          `proxy:apiUrl=${server.url}`,
-          "--secret",
-          `proxy:apiKey=${server.rootKey}`,
-        ]);
+        await pulumi(credentialsConfig(server.url, server.rootKey));
       });
 
       it("has no node and no npm on its PATH", () => {
