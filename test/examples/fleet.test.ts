@@ -13,7 +13,8 @@ import { PermissionDeniedError, ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { runCli } from "../support/cli";
 import { REPO_ROOT } from "../support/pulumi";
-import { shellBlocks, substitute } from "../support/readmeBlocks";
+import { blockWith, substitute } from "../support/readmeBlocks";
+import { copyOfExample } from "../support/readmeRun";
 import { runShell } from "../support/shell";
 import { processesIn, tableRows } from "./fleetOutput";
 import { EXAMPLES_DIR } from "./harness";
@@ -48,20 +49,13 @@ const csv = () => path.join(dir, "users.csv");
 
 /** The README's block whose first line starts with `command`, as a user types it, run in the fleet's folder. */
 const readmeBlock = (command: string) => {
-  const readme = path.join(EXAMPLES_DIR, "fleet", "README.md");
-  const [block, ...more] = shellBlocks(readme).filter((b) => b.script.split("\n")[0]?.startsWith(command));
-  if (!block || more.length > 0) throw new Error(`examples/fleet/README.md: not one block starts with ${command}`);
+  const block = blockWith(path.join(EXAMPLES_DIR, "fleet", "README.md"), command, { firstLine: true });
   return runShell(["-euo", "pipefail"], substitute(block.script, { url: server.url, key: server.rootKey }), dir, env);
 };
 beforeAll(async () => {
   server = await startReferenceServer({ rateLimitPerMinute: 100_000, clock: { now: () => Date.now() + offsetMs } });
   tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-fleet-"));
-  dir = path.join(tempDir, "fleet");
-  fs.cpSync(path.join(EXAMPLES_DIR, "fleet"), dir, {
-    recursive: true,
-    filter: (file) => !/^Pulumi\..+\.yaml$/.test(path.basename(file)) && path.basename(file) !== "node_modules",
-  });
-  fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+  dir = copyOfExample("fleet", tempDir, true);
   for (const sub of ["home", "backend"]) fs.mkdirSync(path.join(tempDir, sub));
   env = {
     ...(process.env as Record<string, string>),

@@ -11,17 +11,14 @@ import { machineCaches } from "../support/machineCaches";
 import { pathWithoutNode } from "../support/nodeFree";
 import { outsideFolder } from "../support/outside";
 import { REPO_ROOT } from "../support/pulumi";
-import { atRelease, shellBlocks, substitute } from "../support/readmeBlocks";
+import { atRelease, blockWith, substitute } from "../support/readmeBlocks";
 import { runShell } from "../support/shell";
 
 const exec = promisify(execFile);
 
 /** The README's "Run it" block, the one that installs and runs the program. */
 function runItBlock(): string {
-  const readme = path.join(REPO_ROOT, "examples", "python-quickstart", "README.md");
-  const block = shellBlocks(readme).find((candidate) => candidate.script.includes("pulumi stack init dev"));
-  if (!block) throw new Error(`${readme}: no block runs \`pulumi stack init dev\``);
-  return block.script;
+  return blockWith(path.join(REPO_ROOT, "examples", "python-quickstart", "README.md"), "pulumi stack init dev").script;
 }
 
 /**

@@ -5,8 +5,8 @@ import { inject } from "vitest";
 import { type LocalStack, openLocalStack } from "../../harness/localStack";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, type ReferenceServerOptions, startReferenceServer } from "../../server";
-import { REPO_ROOT } from "../support/pulumi";
-import { shellBlocks, substitute } from "../support/readmeBlocks";
+import { blockWith, substitute } from "../support/readmeBlocks";
+import { copyOfExample } from "../support/readmeRun";
 import { runShell } from "../support/shell";
 import { EXAMPLES_DIR } from "./harness";
 
@@ -41,12 +41,7 @@ export async function readmeExample(
   serverOptions: ReferenceServerOptions = {},
 ): Promise<ReadmeExample> {
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), `pulumi-proxy-readme-${example}-`));
-  const dir = path.join(tempDir, example);
-  fs.cpSync(path.join(EXAMPLES_DIR, example), dir, {
-    recursive: true,
-    filter: (file) => path.basename(file) !== "node_modules" && !/^Pulumi\..+\.yaml$/.test(path.basename(file)),
-  });
-  fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+  const dir = copyOfExample(example, tempDir, true);
   const stateDir = path.join(tempDir, "state");
   for (const sub of ["home", "user-home", "backend"]) fs.mkdirSync(path.join(stateDir, sub), { recursive: true });
   const binDir = inject("pulumiBinDir");
@@ -77,9 +72,7 @@ export async function readmeExample(
     server,
     api: new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey }),
     async runBlock(words) {
-      const found = shellBlocks(readme).filter((block) => block.script.includes(words));
-      if (found.length !== 1) throw new Error(`${readme}: ${found.length} shell blocks contain "${words}", not one`);
-      const script = substitute(found[0]?.script ?? "", { url: server.url, key: server.rootKey });
+      const script = substitute(blockWith(readme, words).script, { url: server.url, key: server.rootKey });
       const { code, output } = await runShell(["-euo", "pipefail"], script, dir, env);
       if (code !== 0) throw new Error(`${readme}: exit ${code} running\n${script}\n--- output ---\n${output}`);
       return output;

@@ -53,6 +53,20 @@ export function shellBlocks(file: string): ShellBlock[] {
 }
 
 /**
+ * The one shell block of `file` whose text holds `words` (or whose first line starts with them, with
+ * `{ firstLine: true }`): how a test that runs a README's block word for word finds it. Throws, naming
+ * the file and the words, unless exactly one does.
+ */
+export function blockWith(file: string, words: string, options: { firstLine?: boolean } = {}): ShellBlock {
+  const matches = (block: ShellBlock) =>
+    options.firstLine ? (block.script.split("\n")[0] ?? "").startsWith(words) : block.script.includes(words);
+  const found = shellBlocks(file).filter(matches);
+  if (found.length !== 1 || !found[0])
+    throw new Error(`${file}: ${found.length} shell blocks hold "${words}", not one`);
+  return found[0];
+}
+
+/**
  * The blocks of any fence (a shell block, or a whole YAML program) marked `<!-- readme:release
  * <language> -->`, by language: what a user installs from a release, run by the release test.
  */

@@ -75,7 +75,14 @@ export function where(block: ShellBlock): string {
  * to the repository's, as after `npm install` of the package, unless every block is a release's.
  */
 function workspaceFor(readme: string, tempDir: string, nodeModules: boolean): string {
-  const example = /^examples\/([^/]+)\//.exec(readme)?.[1] ?? "quickstart";
+  return copyOfExample(/^examples\/([^/]+)\//.exec(readme)?.[1] ?? "quickstart", tempDir, nodeModules);
+}
+
+/**
+ * `examples/<example>` copied into `<tempDir>/<example>` as a user's folder: no stack settings file,
+ * and node_modules resolving to the repository's (as after `npm install` of the package) when asked.
+ */
+export function copyOfExample(example: string, tempDir: string, nodeModules: boolean): string {
   const dir = path.join(tempDir, example);
   fs.cpSync(path.join(REPO_ROOT, "examples", example), dir, {
     recursive: true,
