@@ -6,13 +6,12 @@ import { type LocalStack, openLocalStack } from "../../harness/localStack";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, type ReferenceServerOptions, startReferenceServer } from "../../server";
 import { blockWith, substitute } from "../support/readmeBlocks";
-import { copyOfExample } from "../support/readmeRun";
+import { copyOfExample, README_PASSPHRASE, readmeShell } from "../support/readmeRun";
 import { runShell } from "../support/shell";
 import { EXAMPLES_DIR } from "./harness";
 
 /** The stack name every example README creates with `pulumi stack init dev`. */
 const README_STACK = "dev";
-const PASSPHRASE = "readme-passphrase";
 
 export interface ReadmeExample {
   /** The user's copy of the example, where the README's commands run. */
@@ -43,26 +42,13 @@ export async function readmeExample(
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), `pulumi-proxy-readme-${example}-`));
   const dir = copyOfExample(example, tempDir, true);
   const stateDir = path.join(tempDir, "state");
-  for (const sub of ["home", "user-home", "backend"]) fs.mkdirSync(path.join(stateDir, sub), { recursive: true });
-  const binDir = inject("pulumiBinDir");
   // openLocalStack puts the backend and Pulumi home at the same places under stateDir.
-  const userEnv = {
-    HOME: path.join(stateDir, "user-home"),
-    // What a user confirms with "yes" at the prompt.
-    PULUMI_SKIP_CONFIRMATIONS: "true",
-    PULUMI_NODEJS_TRANSPILE_ONLY: "true",
-  };
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    ...userEnv,
-    PULUMI_HOME: path.join(stateDir, "home"),
-    PULUMI_BACKEND_URL: `file://${path.join(stateDir, "backend")}`,
-    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}`,
-  };
-  delete env.PROXY_API_URL;
-  delete env.PROXY_API_KEY;
+  const env = readmeShell({
+    home: path.join(stateDir, "user-home"),
+    pulumiHome: path.join(stateDir, "home"),
+    backend: path.join(stateDir, "backend"),
+  });
+  const binDir = inject("pulumiBinDir");
   const server = await startReferenceServer({ rateLimitPerMinute: 100_000, ...serverOptions });
   const readme = path.join(EXAMPLES_DIR, example, "README.md");
   let opened: LocalStack | undefined;
@@ -84,9 +70,14 @@ export async function readmeExample(
         stateDir,
         stackName: README_STACK,
         selectExisting: true,
-        passphrase: PASSPHRASE,
+        passphrase: README_PASSPHRASE,
         workDir: dir,
-        envVars: userEnv,
+        // The reader's HOME and prompts; the Pulumi home, backend and passphrase are the stack's own.
+        envVars: {
+          HOME: env.HOME ?? stateDir,
+          PULUMI_SKIP_CONFIRMATIONS: "true",
+          PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+        },
       });
       return opened.stack;
     },

@@ -92,23 +92,38 @@ export function copyOfExample(example: string, tempDir: string, nodeModules: boo
   return dir;
 }
 
-function environment(tempDir: string, server: ReferenceServer): NodeJS.ProcessEnv {
-  for (const dir of ["home", "pulumi-home", "backend"]) fs.mkdirSync(path.join(tempDir, dir));
+/** The passphrase of every stack a README's commands make. */
+export const README_PASSPHRASE = "readme-passphrase";
+
+/**
+ * The shell a README's reader types in: their own HOME and Pulumi home, a file backend, the suite's
+ * pulumi first on PATH, and no API credentials (the caller adds them, or the README's `config set`
+ * lines must supply them).
+ */
+export function readmeShell(dirs: { home: string; pulumiHome: string; backend: string }): NodeJS.ProcessEnv {
+  for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
+  const { PROXY_API_URL: _url, PROXY_API_KEY: _key, ...inherited } = process.env;
   return {
-    ...process.env,
+    ...inherited,
     ...machineCaches(),
-    HOME: path.join(tempDir, "home"),
-    PULUMI_HOME: path.join(tempDir, "pulumi-home"),
-    PULUMI_BACKEND_URL: `file://${path.join(tempDir, "backend")}`,
-    PULUMI_CONFIG_PASSPHRASE: "readme-passphrase",
+    HOME: dirs.home,
+    PULUMI_HOME: dirs.pulumiHome,
+    PULUMI_BACKEND_URL: `file://${dirs.backend}`,
+    PULUMI_CONFIG_PASSPHRASE: README_PASSPHRASE,
     PULUMI_SKIP_UPDATE_CHECK: "true",
     // What a user confirms with "yes" at the prompt.
     PULUMI_SKIP_CONFIRMATIONS: "true",
     PULUMI_NODEJS_TRANSPILE_ONLY: "true",
-    PROXY_API_URL: server.url,
-    PROXY_API_KEY: server.rootKey,
     PATH: [inject("pulumiBinDir"), path.join(REPO_ROOT, "node_modules", ".bin"), process.env.PATH].join(path.delimiter),
   };
+}
+
+function environment(tempDir: string, server: ReferenceServer): NodeJS.ProcessEnv {
+  const dirs = { home: "home", pulumiHome: "pulumi-home", backend: "backend" };
+  const shell = readmeShell(
+    Object.fromEntries(Object.entries(dirs).map(([key, dir]) => [key, path.join(tempDir, dir)])) as typeof dirs,
+  );
+  return { ...shell, PROXY_API_URL: server.url, PROXY_API_KEY: server.rootKey };
 }
 
 async function runBlock(block: ShellBlock, script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
