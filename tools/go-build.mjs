@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { LAZY_ZXCVBN_RECIPE, useLazyZxcvbn } from "./lazy-zxcvbn.mjs";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const languageHostSource = path.join(repoRoot, "tools", "language-host");
@@ -21,6 +22,8 @@ export const RUNTIME_HELPERS = ["defer-modules.cjs", "engine-watch.cjs"].map((na
   path.join(repoRoot, "provider", "process", name),
 );
 export const MIN_GO = [1, 24];
+/** What a Go-built CLI's stamp records; a CLI built by another recipe is built again. */
+export const GO_BUILD_RECIPE = LAZY_ZXCVBN_RECIPE;
 
 /** @param {string} message */
 function say(message) {
@@ -157,6 +160,7 @@ export async function fromGoBuild(version, binDir) {
       env,
     );
   }
+  useLazyZxcvbn(buildDir, env);
   say(`compiling pulumi v${version} (the first build takes several minutes)`);
   const ldflags = stampVersion(version)("github.com/pulumi/pulumi/sdk/v3/go/common/version.Version");
   const target = path.join(binDir, "pulumi");
@@ -182,6 +186,18 @@ const PYTHON_HARNESS = "pulumi-language-python-exec";
 /** @param {string} existing @param {string} linked */
 function linkOnce(existing, linked) {
   if (!fs.existsSync(linked)) fs.linkSync(existing, linked);
+}
+
+/**
+ * A hard link to `existing` as it is now: the CLI is rebuilt in place (renamed over), and a link made
+ * before still holds the old binary. Replaced by rename, so a starting engine sees one or the other.
+ * @param {string} existing @param {string} linked
+ */
+function linkCurrent(existing, linked) {
+  if (fs.existsSync(linked) && fs.statSync(linked).ino === fs.statSync(existing).ino) return;
+  fs.rmSync(`${linked}.partial`, { force: true });
+  fs.linkSync(existing, `${linked}.partial`);
+  fs.renameSync(`${linked}.partial`, linked);
 }
 
 /**
@@ -245,7 +261,7 @@ export async function languageHostBin(version, coreBinDir) {
     fs.chmodSync(`${harness}.partial`, 0o755);
     fs.renameSync(`${harness}.partial`, harness);
   }
-  linkOnce(path.join(coreBinDir, "pulumi"), path.join(hostBin, "pulumi"));
+  linkCurrent(path.join(coreBinDir, "pulumi"), path.join(hostBin, "pulumi"));
   // Upstream's YAML host, once built (yaml.go), serves every build of this host.
   const sharedYaml = path.join(versionDir, "pulumi-yaml");
   fs.mkdirSync(sharedYaml, { recursive: true });

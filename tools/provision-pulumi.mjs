@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { withLock } from "./cache-lock.mjs";
 import {
   fromGoBuild,
+  GO_BUILD_RECIPE,
   goVersionProblem,
   languageHostBin,
   MIN_GO,
@@ -109,6 +110,7 @@ function readStamp(binDir) {
 function cacheIsComplete(binDir, version) {
   const stamp = readStamp(binDir);
   if (stamp?.version !== version) return false;
+  if (stamp.source === "go-build" && stamp.recipe !== GO_BUILD_RECIPE) return false;
   // A Go build keeps its language hosts apart, one folder per source (see languageHostRoot).
   const needed = stamp.source === "go-build" ? ["pulumi"] : ["pulumi", "pulumi-language-nodejs"];
   return needed.every((name) => fs.existsSync(path.join(binDir, name)));
@@ -188,7 +190,12 @@ async function provisionCore(version, binDir) {
   if (reported !== `v${version}`) throw new Error(`provisioned pulumi reports ${reported}, expected v${version}`);
   fs.writeFileSync(
     path.join(binDir, ".provisioned.json"),
-    JSON.stringify({ version, source, builtAt: new Date().toISOString() }),
+    JSON.stringify({
+      version,
+      source,
+      ...(source === "go-build" ? { recipe: GO_BUILD_RECIPE } : {}),
+      builtAt: new Date().toISOString(),
+    }),
   );
   return source;
 }

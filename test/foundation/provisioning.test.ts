@@ -5,7 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, inject, it, vi } from "vitest";
 import { withLock } from "../../tools/cache-lock.mjs";
-import { goModIsComplete } from "../../tools/go-build.mjs";
+import { GO_BUILD_RECIPE, goModIsComplete } from "../../tools/go-build.mjs";
 import { REPO_ROOT } from "../support/pulumi";
 
 const SCRIPT = path.join(REPO_ROOT, "tools", "provision-pulumi.mjs");
@@ -38,7 +38,10 @@ function finishedCache(root: string): string {
   const coreBin = path.join(versionDir, "bin");
   fs.mkdirSync(coreBin, { recursive: true });
   fs.symlinkSync(path.join(realBin, "pulumi"), path.join(coreBin, "pulumi"));
-  fs.writeFileSync(path.join(coreBin, ".provisioned.json"), JSON.stringify({ version: VERSION, source: "go-build" }));
+  fs.writeFileSync(
+    path.join(coreBin, ".provisioned.json"),
+    JSON.stringify({ version: VERSION, source: "go-build", recipe: GO_BUILD_RECIPE }),
+  );
   // The language host folder is named after the hash of its sources (tools/language-host, provider/process); the suite's real one has that name.
   const hostBin = path.join(versionDir, "hosts", path.basename(path.dirname(realBin)), "bin");
   fs.mkdirSync(hostBin, { recursive: true });
@@ -126,5 +129,41 @@ describe("provisioning the Pulumi CLI", () => {
     expect(goModIsComplete(modFile)).toBe(false);
     fs.appendFileSync(modFile, "\nrequire (\n\tgithub.com/pulumi/pulumi/pkg/v3 v3.248.0\n)\n");
     expect(goModIsComplete(modFile)).toBe(true);
+  });
+
+  it("a Go-built CLI parses the password checker's word lists at their first use, and still uses them", () => {
+    const bin = inject("pulumiBinDir");
+    // The stamp sits in the CLI's own folder: the bin folder itself, or for a Go build the one the
+    // language host's folder (<version>/hosts/<hash>/bin) links to; none for a pulumi found on PATH.
+    const stampFile = [bin, path.join(bin, "..", "..", "..", "bin")]
+      .map((dir) => path.join(dir, ".provisioned.json"))
+      .find((file) => fs.existsSync(file));
+    const source = stampFile ? JSON.parse(fs.readFileSync(stampFile, "utf8")).source : "path";
+    const start = spawnSync(path.join(bin, "pulumi"), ["version"], {
+      env: { ...process.env, GODEBUG: "inittrace=1" },
+      encoding: "utf8",
+    });
+    // "init github.com/nbutton23/zxcvbn-go/frequency @9 ms, 0 ms clock, 48 bytes, 1 allocs"
+    const parsed = [...start.stderr.matchAll(/zxcvbn-go\/frequency @.*?, (\d+) bytes/g)].map((m) => Number(m[1]));
+    expect(parsed).toHaveLength(2);
+    // An official binary (PATH or installer) is used as it is, and parses them at start (10 MB each).
+    for (const bytes of parsed) expect(bytes < 1_000_000).toBe(source === "go-build");
+
+    const project = tempDir();
+    fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: lazy-lists\nruntime: yaml\n");
+    const env = {
+      ...process.env,
+      PULUMI_BACKEND_URL: `file://${project}`,
+      PULUMI_HOME: path.join(project, "home"),
+      PULUMI_CONFIG_PASSPHRASE: "lazy-lists",
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+    };
+    const pulumi = (...args: string[]) =>
+      spawnSync(path.join(bin, "pulumi"), [...args, "--non-interactive"], { cwd: project, env, encoding: "utf8" });
+    expect(pulumi("stack", "init", "dev").status).toBe(0);
+    const strong = pulumi("config", "set", "apiToken", "Xk9#mQ2$vL8pZr4W");
+    expect(strong.status).not.toBe(0);
+    expect(strong.stderr).toContain("looks like a secret");
+    expect(pulumi("config", "set", "apiToken", "hello").status).toBe(0);
   });
 });
