@@ -25,6 +25,8 @@ export interface LocalStackOptions {
   selectExisting?: boolean;
   /** Default `<label>-passphrase`. */
   passphrase?: string;
+  /** A secrets provider instead of the passphrase (vaultTransit.ts): its URL, and what the CLI needs to reach it. */
+  secretsProvider?: { url: string; env: Record<string, string> };
   /** An inline program; it runs in `<programsDir>/<stackName>`, created here and removed by `cleanup`. */
   program?: PulumiFn;
   /**
@@ -64,6 +66,7 @@ export async function openLocalStack(options: LocalStackOptions): Promise<LocalS
     PULUMI_BACKEND_URL: `file://${backendDir}`,
     PULUMI_HOME: pulumiHome,
     PATH: `${options.binDir}${path.delimiter}${process.env.PATH ?? ""}`,
+    ...options.secretsProvider?.env,
     ...options.envVars,
   };
   const stackName =
@@ -72,6 +75,7 @@ export async function openLocalStack(options: LocalStackOptions): Promise<LocalS
     pulumiHome,
     envVars,
     pulumiCommand: await pulumiCommandIn(options.binDir),
+    ...(options.secretsProvider ? { secretsProvider: options.secretsProvider.url } : {}),
   };
   // Both read `this`, so they are called on LocalWorkspace.
   const open = (options.selectExisting ? LocalWorkspace.createOrSelectStack : LocalWorkspace.createStack).bind(

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { PulumiFn } from "@pulumi/pulumi/automation";
 import { inject } from "vitest";
 import { type LocalStack, openLocalStack } from "../../harness/localStack";
+import { vaultTransit } from "../../harness/vaultTransit";
 
 export const REPO_ROOT = path.resolve(__dirname, "..", "..");
 
@@ -26,10 +27,13 @@ export interface TestStack extends LocalStack {
  * A stack isolated from every other test (harness/localStack.ts). Inline programs get a work folder
  * under `.pulumi-proxy/stacks/` in the repository: the Automation API writes Pulumi.yaml there, and
  * the dynamic-provider process, which runs in it, resolves `pulumi-proxy` from the repository's node_modules.
+ * Its secrets provider is Vault's transit engine on loopback (harness/vaultTransit.ts says why); what
+ * users type, the README and docs runs, keeps the passphrase.
  */
 export async function createTestStack(options: TestStackOptions): Promise<TestStack> {
   const local = await openLocalStack({
     ...options,
+    secretsProvider: await vaultTransit(),
     binDir: inject("pulumiBinDir"),
     label: "test",
     programsDir: path.join(REPO_ROOT, ".pulumi-proxy", "stacks"),
