@@ -49,6 +49,8 @@ export interface CliStackOptions {
   project?: string;
   /** More environment for every run (PULUMI_SKIP_CHECKPOINTS). */
   env?: Record<string, string>;
+  /** A secrets provider instead of the passphrase (harness/vaultTransit.ts). */
+  secretsProvider?: { url: string; env: Record<string, string> };
 }
 
 const PROGRAM = `"use strict";
@@ -80,6 +82,7 @@ export class CliStack {
       label: "crash",
       workDir: dir,
       ...(options.env ? { envVars: options.env } : {}),
+      ...(options.secretsProvider ? { secretsProvider: options.secretsProvider } : {}),
       config: {
         "proxy:apiUrl": { value: options.apiUrl },
         "proxy:apiKey": { value: options.apiKey, secret: true },

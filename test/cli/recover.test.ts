@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RecoverReport } from "../../cli/recover/steps";
 import { auditCrash, CLEAN_AUDIT } from "../../harness/crash/audit";
 import { CliStack, type DeclaredResource, tail } from "../../harness/crash/cliStack";
+import { vaultTransit } from "../../harness/vaultTransit";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { type CliResult, runCli } from "../support/cli";
 import { REPO_ROOT } from "../support/pulumi";
@@ -36,6 +37,7 @@ beforeAll(async () => {
   server = await startReferenceServer({ rateLimitPerMinute: 100_000, balanceCents: 100_000 });
   stack = await CliStack.create({
     binDir: inject("pulumiBinDir"),
+    secretsProvider: await vaultTransit(),
     parentDir: path.join(REPO_ROOT, ".pulumi-proxy", "stacks"),
     apiUrl: server.url,
     apiKey: server.rootKey,

@@ -2,6 +2,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { auditCrash, CLEAN_AUDIT, type Intent } from "../../harness/crash/audit";
 import { CliStack, type DeclaredResource, tail } from "../../harness/crash/cliStack";
+import { vaultTransit } from "../../harness/vaultTransit";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { REPO_ROOT } from "../support/pulumi";
 
@@ -57,6 +58,7 @@ beforeAll(async () => {
   server = await startReferenceServer({ rateLimitPerMinute: 100_000, balanceCents: 100_000 });
   stack = await CliStack.create({
     binDir: inject("pulumiBinDir"),
+    secretsProvider: await vaultTransit(),
     parentDir: STACKS,
     apiUrl: server.url,
     apiKey: server.rootKey,

@@ -4,6 +4,7 @@ import { CLEAN_AUDIT, type Intent } from "../../harness/crash/audit";
 import { CliStack, tail } from "../../harness/crash/cliStack";
 import { killAndRecover, random } from "../../harness/crash/kill";
 import { type MixedShape, type Phase, phases } from "../../harness/crash/scenario";
+import { vaultTransit } from "../../harness/vaultTransit";
 import { type ReferenceServer, ShiftedClock, startReferenceServer } from "../../server";
 import { DAY_MS, HOUR_MS } from "../../server/clock";
 import { REPO_ROOT } from "../support/pulumi";
@@ -33,6 +34,7 @@ beforeAll(async () => {
   server = await startReferenceServer({ rateLimitPerMinute: 100_000, balanceCents: 10_000_000, clock });
   stack = await CliStack.create({
     binDir: inject("pulumiBinDir"),
+    secretsProvider: await vaultTransit(),
     parentDir: path.join(REPO_ROOT, ".pulumi-proxy", "stacks"),
     apiUrl: server.url,
     apiKey: server.rootKey,
