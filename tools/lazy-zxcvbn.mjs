@@ -100,11 +100,17 @@ export function useLazyZxcvbn(buildDir, env) {
   for (const module of MODULES) {
     // The version the build resolves, with the replacement of an earlier build dropped first.
     execFileSync("go", ["mod", "edit", `-dropreplace=${module}`], { cwd: buildDir, env });
-    const source = execFileSync("go", ["list", "-m", "-f", "{{.Dir}}", module], {
-      cwd: buildDir,
-      env,
-      encoding: "utf8",
-    }).trim();
+    let source;
+    try {
+      source = execFileSync("go", ["list", "-m", "-f", "{{.Dir}}", module], {
+        cwd: buildDir,
+        env,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }).trim();
+    } catch {
+      continue; // A CLI version that no longer links the module: nothing to make lazy.
+    }
     const copy = path.join(root, module.split("/")[1] ?? module);
     fs.cpSync(source, copy, { recursive: true });
     makeWritable(copy);
