@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { type LocalStack, openLocalStack } from "../localStack";
+import { type LocalStack, type LocalStackOptions, openLocalStack } from "../localStack";
 import { killTree } from "./processTree";
 
 /**
@@ -50,7 +50,7 @@ export interface CliStackOptions {
   /** More environment for every run (PULUMI_SKIP_CHECKPOINTS). */
   env?: Record<string, string>;
   /** A secrets provider instead of the passphrase (harness/vaultTransit.ts). */
-  secretsProvider?: { url: string; env: Record<string, string> };
+  secretsProvider?: LocalStackOptions["secretsProvider"];
 }
 
 const PROGRAM = `"use strict";
