@@ -5,14 +5,30 @@ import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * Longest files first, so that none starts last and runs alone while the other worker idles. A
+ * Longest files first, so that none starts last and runs alone while the other workers idle. A
  * file's length is its duration in Vitest's cache of the last run; without one (a fresh clone, CI,
- * a new file) it is its folder's typical length: README and example files take a minute or more,
- * engine tests in the CLI, native and provider folders tens of seconds, the rest seconds. Vitest's
- * own order ranks a file without a cached duration by size, which put the README files, a few
- * lines each and minutes long, at the very end.
+ * a new file) it is the first entry below that its path starts with: the files that take longest
+ * on their own, then each folder's typical length. Vitest's own order ranks a file without a cached
+ * duration by size, which put the README files, a few lines each and minutes long, at the very end;
+ * and the files that mostly wait (a rate limit's window, a restart, a browser) are listed so that
+ * they start while the others still have work, instead of after them all (a fresh clone's last 20 s
+ * ran on one core).
  */
-const TYPICAL_SECONDS: [folder: string, seconds: number][] = [
+const TYPICAL_SECONDS: [pathPrefix: string, seconds: number][] = [
+  ["test/release/release.test.ts", 130],
+  ["test/examples/gitopsPipeline.test.ts", 110],
+  ["test/examples/fleet.test.ts", 70],
+  ["test/native/functions.test.ts", 45],
+  ["test/provider/skipCheckpoints.test.ts", 30],
+  ["test/foundation/pythonInterpreter.test.ts", 27],
+  ["test/sdk/ratelimit.test.ts", 12],
+  ["test/foundation/deferModules.test.ts", 12],
+  ["test/foundation/killedEngine.test.ts", 12],
+  ["test/foundation/demo.test.ts", 10],
+  ["test/policy/", 10],
+  ["test/sdk/firstContact.test.ts", 10],
+  ["test/browser/", 9],
+  ["test/gateway/", 5],
   ["test/release/", 90],
   ["test/docs/", 60],
   ["test/examples/", 40],
@@ -28,7 +44,7 @@ class LongFilesFirst extends BaseSequencer {
       const relative = path.relative(this.ctx.config.root, file.moduleId).split(path.sep).join("/");
       const cached = this.ctx.cache.getFileTestResults(`${file.project.name}:${relative}`)?.duration;
       if (cached !== undefined) return cached;
-      return (TYPICAL_SECONDS.find(([folder]) => relative.startsWith(folder))?.[1] ?? 1) * 1000;
+      return (TYPICAL_SECONDS.find(([prefix]) => relative.startsWith(prefix))?.[1] ?? 1) * 1000;
     };
     return (await super.sort(files)).sort((a, b) => expectedMs(b) - expectedMs(a));
   }
