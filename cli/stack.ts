@@ -100,12 +100,29 @@ export function openStack(name: string, workspace: LocalWorkspace): Promise<Stac
 /**
  * The stack's state as `pulumi stack export` prints it, its secrets left encrypted. The Automation
  * API's exportStack passes --show-secrets: a key derivation from the passphrase (about 0.2 s of CPU)
- * and every secret of the state in this process, for readers that need no secret. A failure carries
- * the CLI's output as the Automation API's do, for describeFailure.
+ * and every secret of the state in this process, for readers that need no secret.
  */
 export function exportedState(stack: Stack): Promise<Deployment> {
+  return cliJson<Deployment>(stack, ["stack", "export"]);
+}
+
+/**
+ * The stack's config with its secrets masked: `pulumi config --json` without the Automation API's
+ * --show-secrets, and so without its key derivation (0.08 s of CPU against 0.25 s), for readers of
+ * plain values such as a fleet stack's key id.
+ */
+export function maskedConfig(stack: Stack): Promise<ConfigMap> {
+  return cliJson<ConfigMap>(stack, ["config", "--json"]);
+}
+
+/**
+ * The CLI's JSON answer about the stack, run as the Automation API runs its commands (its binary,
+ * folder and environment). A failure carries the CLI's output as the Automation API's do, for
+ * describeFailure.
+ */
+function cliJson<T>(stack: Stack, command: string[]): Promise<T> {
   const { workspace } = stack;
-  const args = ["stack", "export", "--stack", stack.name, "--non-interactive"];
+  const args = [...command, "--stack", stack.name, "--non-interactive"];
   return new Promise((resolve, reject) => {
     execFile(
       workspace.pulumiCommand.command,
@@ -113,8 +130,8 @@ export function exportedState(stack: Stack): Promise<Deployment> {
       { cwd: workspace.workDir, env: workspaceEnv(workspace), maxBuffer: 1 << 30 },
       (error, stdout, stderr) => {
         if (error)
-          reject(Object.assign(new Error(`pulumi stack export failed`), { commandResult: { stdout, stderr } }));
-        else resolve(JSON.parse(stdout) as Deployment);
+          reject(Object.assign(new Error(`pulumi ${command.join(" ")} failed`), { commandResult: { stdout, stderr } }));
+        else resolve(JSON.parse(stdout) as T);
       },
     );
   });

@@ -1,7 +1,7 @@
 import type { ConfigMap, Stack } from "@pulumi/pulumi/automation";
 import { type ConfigKey, CREDENTIAL_ENV } from "../../provider/core/settings";
 import { type ApiKey, ProxyClient } from "../../sdk";
-import { describeFailure, UsageError } from "../stack";
+import { describeFailure, maskedConfig, UsageError } from "../stack";
 import { type KeyAction, revokeKeys, shardKey } from "./keys";
 import { inPool } from "./pool";
 import { type FleetSpec, keyNameFor, type Shard } from "./spec";
@@ -75,7 +75,8 @@ async function converge(
   progress: Progress,
 ): Promise<Omit<ShardResult, "seconds" | "outcome">> {
   const stack = await fleet.open(shard);
-  const current = await stack.getAllConfig();
+  // Masked: the key's secret is only ever written here (when minted or rotated), never compared.
+  const current = await maskedConfig(stack);
   const key = await shardKey(admin, spec, shard, current["fleet:keyId"]?.value, accountKeys);
   progress.key = key.action;
   await storeConfig(stack, current, {
@@ -102,7 +103,7 @@ async function remove(
   prefix: string,
 ): Promise<Omit<ShardResult, "seconds" | "outcome">> {
   const stack = await fleet.select(name);
-  const keyId = (await stack.getAllConfig())["fleet:keyId"]?.value;
+  const keyId = (await maskedConfig(stack))["fleet:keyId"]?.value;
   const destroyed = await stack.destroy(MASKED_SUMMARY);
   const named = accountKeys.filter((key) => key.name === keyNameFor(prefix, name)).map((key) => key.id);
   await revokeKeys(admin, [...new Set([...(keyId ? [keyId] : []), ...named])]);
