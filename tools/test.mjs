@@ -12,6 +12,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { SOURCE_DIRS } from "./build.mjs";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (/** @type {string} */ file) => path.join(repoRoot, "node_modules", file);
@@ -31,7 +32,8 @@ const STATIC_CHECKS = [
     bin("dependency-cruiser/bin/dependency-cruise.mjs"),
     "--config",
     ".dependency-cruiser.cjs",
-    ...["contract", "sdk", "provider", "policy", "server", "cli", "tools", "harness", "demo", "bench"],
+    // Every folder the build compiles; the generated SDKs follow their generator's rules, not ours.
+    ...SOURCE_DIRS.filter((dir) => dir !== "native-sdk"),
   ],
 ];
 
