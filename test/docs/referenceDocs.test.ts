@@ -2,10 +2,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { COMMANDS } from "../../cli/commands";
+import { REFERENCE_DIR, referenceDocs } from "../../docs/generate/reference";
+import { generatedRegionFiles } from "../../docs/generate/regions";
 import { packageSchema } from "../../provider/native/schema";
 import { packageVersion } from "../../provider/native/version";
-import { generatedRegionFiles } from "../../tools/docRegions";
-import { REFERENCE_DIR, referenceDocs } from "../../tools/docs";
 import { REPO_ROOT } from "../support/pulumi";
 
 const DOCS = path.join(REPO_ROOT, "docs");

@@ -42,7 +42,7 @@ describe("npm run demo", () => {
     // repository's own dist/ must not be rewritten while other test files load it.
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-proxy-build-"));
     try {
-      for (const dir of [...SOURCE_DIRS, "dist"]) fs.mkdirSync(path.join(root, dir));
+      for (const dir of [...SOURCE_DIRS, "dist"]) fs.mkdirSync(path.join(root, dir), { recursive: true });
       for (const script of ["build.mjs", "python-wheel.mjs"]) {
         fs.cpSync(path.join(REPO_ROOT, "tools", script), path.join(root, "tools", script));
       }

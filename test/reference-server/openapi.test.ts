@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ENDPOINTS } from "../../contract/endpoints";
-import { buildOpenApiDocument, renderOpenApiJson } from "../../tools/openapi";
+import { buildOpenApiDocument, renderOpenApiJson } from "../../docs/generate/openapi";
 
 const committedPath = resolve(__dirname, "..", "..", "openapi.json");
 

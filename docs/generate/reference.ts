@@ -7,10 +7,10 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { ID_PREFIXES } from "../contract/common";
-import { packageSchema } from "../provider/native/schema";
-import { packageVersion } from "../provider/native/version";
-import { cell, generatedRegionFiles, referencePage } from "./docRegions";
+import { ID_PREFIXES } from "../../contract/common";
+import { packageSchema } from "../../provider/native/schema";
+import { packageVersion } from "../../provider/native/version";
+import { cell, generatedRegionFiles, referencePage } from "./regions";
 
 interface Property {
   description?: string;
@@ -198,7 +198,8 @@ export function referenceDocs(schema: Record<string, unknown>): Map<string, stri
 }
 
 async function main(): Promise<void> {
-  const repoRoot = path.resolve(__dirname, "..", "..");
+  // Run compiled (`npm run gen-docs`), from dist/docs/generate/: three folders below the root.
+  const repoRoot = path.resolve(__dirname, "..", "..", "..");
   const dir = path.join(repoRoot, REFERENCE_DIR);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });

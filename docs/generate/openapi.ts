@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
-import * as schemas from "../contract";
-import { ENDPOINTS } from "../contract/endpoints";
-import { ERRORS, ErrorCode } from "../contract/errors";
-import { type Endpoint, errorCodesOf } from "../contract/operation";
+import * as schemas from "../../contract";
+import { ENDPOINTS } from "../../contract/endpoints";
+import { ERRORS, ErrorCode } from "../../contract/errors";
+import { type Endpoint, errorCodesOf } from "../../contract/operation";
 
 /**
  * openapi.json is generated, never written by hand: from ENDPOINTS and the zod wire schemas, the
@@ -200,7 +200,8 @@ export function renderOpenApiJson(): string {
 }
 
 if (require.main === module) {
-  const target = resolve(__dirname, "..", "..", "openapi.json");
+  // Run compiled (`npm run openapi`), from dist/docs/generate/: three folders below the root.
+  const target = resolve(__dirname, "..", "..", "..", "openapi.json");
   writeFileSync(target, renderOpenApiJson());
   process.stdout.write(`wrote ${target}\n`);
 }

@@ -9,7 +9,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { COMMANDS } from "../cli/commands";
+import { COMMANDS } from "../../cli/commands";
 
 /** The files that hold regions, relative to the repository root: the README, the registry page, each command's page. */
 export function regionFiles(repoRoot: string): string[] {
