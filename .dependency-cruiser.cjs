@@ -2,7 +2,8 @@
  * The import rules `npm test` checks (dependency-cruiser): no import circles anywhere, and the rooms
  * stay layered: the contract imports no other room; the SDK only the contract; the provider never the
  * server, the CLI or the tools; the server never the SDK, the provider or the CLI; no room of the
- * product ever the tools (the build's room) or the harness (what tests, bench and demo run on).
+ * product ever the tools (the build's room), the harness (what tests, bench and demo run on) or the
+ * docs' generators (docs/generate/, which read the product to write its generated pages).
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -19,13 +20,13 @@ module.exports = {
       severity: "error",
       comment: "contract/ is the service's description: every other room reads it, it reads none of them.",
       from: { path: "^contract/" },
-      to: { path: "^(sdk|provider|server|cli|tools|harness|demo|bench)/" },
+      to: { path: "^(sdk|provider|server|cli|tools|harness|demo|bench|docs)/" },
     },
     {
       name: "sdk-over-contract-only",
       severity: "error",
       from: { path: "^sdk/" },
-      to: { path: "^(provider|server|cli|tools|harness|demo|bench)/" },
+      to: { path: "^(provider|server|cli|tools|harness|demo|bench|docs)/" },
     },
     {
       name: "provider-below-front-ends",
@@ -49,6 +50,14 @@ module.exports = {
         "harness/ runs stacks, browsers and crashes for the tests, the bench and the demo; nothing the package ships or builds with may need it.",
       from: { path: "^(contract|sdk|provider|policy|server|cli|tools)/" },
       to: { path: "^harness/" },
+    },
+    {
+      name: "docs-generators-read-the-product",
+      severity: "error",
+      comment:
+        "The docs' generators (docs/generate/) read the product to write its generated pages; nothing the package ships or builds with needs them.",
+      from: { path: "^(contract|sdk|provider|policy|server|cli|tools|harness)/" },
+      to: { path: "^docs/" },
     },
     {
       name: "harness-below-its-users",
