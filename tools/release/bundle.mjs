@@ -78,7 +78,10 @@ export async function bundlePlugin({ outfile, pluginDownloadURL, repository, ent
   const { version, license, keywords, author } = JSON.parse(
     fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"),
   );
-  /** @type {import("../../provider/native/release.js").ReleaseInfo} */
+  // provider/native/release.ts's ReleaseInfo, stated there alone: tools/ imports no room of the
+  // product, not even for a type. test/release/release.test.ts reads it back from what this bundle
+  // serves: the SDKs generated from it carry its version, license, keywords, download URL and
+  // repository (all but `author`, the schema's publisher).
   const release = {
     version,
     license,
