@@ -37,6 +37,8 @@ interface LanguageCase {
    * Python's import runs in test/examples/pythonQuickstart.test.ts, on the same release's wheel and plugin.
    */
   imported?: { file: string; declares: RegExp; adopt?(app: string): Promise<void> };
+  /** How long the first `pulumi up` may take, when longer than the suite's test timeout. */
+  firstUpTimeoutMs?: number;
 }
 
 /** The machine's caches, as a user's machine has them: Go's modules and builds, pip's downloads. */
@@ -78,6 +80,9 @@ const GO: LanguageCase = {
   userName: "nodefree-go",
   tools: ["go", "curl", "unzip"],
   env: { ...GO_CACHES, GOFLAGS: "-mod=mod", CGO_ENABLED: "0" },
+  // On a new machine the first Go program compiles the Pulumi Go SDK into Go's build cache: past
+  // five minutes on two cores that the suite's other files keep busy.
+  firstUpTimeoutMs: 900_000,
   install: (app, release, env) => runInstallBlock("go", installBlock("go", release), app, env),
   prepare(app) {
     // The README's block makes the module (go mod init) and adds the SDK.
@@ -302,24 +307,28 @@ describe("the release folder (npm run release)", () => {
         }
       });
 
-      it("the engine fetches the plugin from the SDK's pluginDownloadURL, and `pulumi up` creates the user", async () => {
-        // Nobody installs the plugin: Go's `pulumi install` (in the README's block) fetches the plugins
-        // the modules name, Python's host names it before the run, YAML's engine fetches it on first use.
-        // No preview first: YAML's previews below, Python's and Go's in their quickstarts (a Go preview
-        // builds the program once more).
-        const up = await pulumi(["up", "--yes", "--skip-preview"]);
-        expect(up.stdout).toMatch(/\+ 2 created/);
-        const tarball = `pulumi-resource-proxy-v${release.version}-linux-amd64.tar.gz`;
-        expect(await release.requests()).toContain(`/releases/v${release.version}/${tarball}`);
-        expect(fs.existsSync(path.join(home, "plugins", `resource-proxy-v${release.version}`))).toBe(true);
-        const userId = (await pulumi(["stack", "output", "userId"])).stdout.trim();
-        // Each program reads the user back through the plugin's lookupProxyUser.
-        expect((await pulumi(["stack", "output", "foundId"])).stdout.trim()).toBe(userId);
-        expect(await api.proxyUsers.get(userId)).toMatchObject({
-          name: language.userName,
-          limits: { daily_gb: 5 },
-        });
-      });
+      it(
+        "the engine fetches the plugin from the SDK's pluginDownloadURL, and `pulumi up` creates the user",
+        async () => {
+          // Nobody installs the plugin: Go's `pulumi install` (in the README's block) fetches the plugins
+          // the modules name, Python's host names it before the run, YAML's engine fetches it on first use.
+          // No preview first: YAML's previews below, Python's and Go's in their quickstarts (a Go preview
+          // builds the program once more).
+          const up = await pulumi(["up", "--yes", "--skip-preview"]);
+          expect(up.stdout).toMatch(/\+ 2 created/);
+          const tarball = `pulumi-resource-proxy-v${release.version}-linux-amd64.tar.gz`;
+          expect(await release.requests()).toContain(`/releases/v${release.version}/${tarball}`);
+          expect(fs.existsSync(path.join(home, "plugins", `resource-proxy-v${release.version}`))).toBe(true);
+          const userId = (await pulumi(["stack", "output", "userId"])).stdout.trim();
+          // Each program reads the user back through the plugin's lookupProxyUser.
+          expect((await pulumi(["stack", "output", "foundId"])).stdout.trim()).toBe(userId);
+          expect(await api.proxyUsers.get(userId)).toMatchObject({
+            name: language.userName,
+            limits: { daily_gb: 5 },
+          });
+        },
+        language.firstUpTimeoutMs,
+      );
 
       if (language.language === "python") {
         it("is served by the plugin executable as the tool too: plan, coverage, drift (2 after a change outside), report", async () => {

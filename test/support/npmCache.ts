@@ -13,26 +13,34 @@ interface LockedPackage {
  * when a test installs offline. It holds no package metadata, so `npm ci --offline` works only from a
  * lockfile that records `resolved` and `integrity` for each registry package, and any other request
  * (a name the lockfile does not pin, such as one npm would look up on the registry) fails.
+ *
+ * A tarball the example pins but the root lockfile does not (another version of a shared dependency)
+ * is fetched into the machine's cache first, by its `resolved` URL, as the registry serves it to a
+ * user: on a new machine nothing else has fetched it yet.
  */
 export function npmCacheFor(lockfile: string, cacheDir: string): void {
   const from = path.join(execFileSync("npm", ["config", "get", "cache"], { encoding: "utf8" }).trim(), "_cacache");
   const packages = JSON.parse(fs.readFileSync(lockfile, "utf8")).packages as Record<string, LockedPackage>;
-  const missing: string[] = [];
-  for (const [where, locked] of Object.entries(packages)) {
-    if (!where || !locked.resolved?.startsWith("http") || !locked.integrity) continue;
-    const content = contentPath(locked.integrity);
-    if (!fs.existsSync(path.join(from, content))) {
-      missing.push(where);
-      continue;
-    }
-    fs.mkdirSync(path.dirname(path.join(cacheDir, "_cacache", content)), { recursive: true });
-    fs.copyFileSync(path.join(from, content), path.join(cacheDir, "_cacache", content));
+  const pinned = Object.entries(packages).filter((entry): entry is [string, Required<LockedPackage>] =>
+    Boolean(entry[0] && entry[1].resolved?.startsWith("http") && entry[1].integrity),
+  );
+  const absent = () => pinned.filter(([, locked]) => !fs.existsSync(path.join(from, contentPath(locked.integrity))));
+  const toFetch = absent();
+  if (toFetch.length > 0) {
+    // `npm cache add` checks each tarball against nothing: the copy below goes by the lockfile's checksum.
+    execFileSync("npm", ["cache", "add", ...toFetch.map(([, locked]) => locked.resolved)], { stdio: "ignore" });
   }
+  const missing = absent().map(([where]) => where);
   if (missing.length > 0) {
     throw new Error(
-      `${path.relative(process.cwd(), lockfile)} pins packages this machine's npm cache lacks (${missing.join(", ")}). ` +
-        "Run `npm ci` at the repository root first; if they are new in the example's lockfile, run `npm install` in a copy of the example once while online.",
+      `${path.relative(process.cwd(), lockfile)} pins packages that npm could not fetch into this machine's cache ` +
+        `(${missing.join(", ")}): the registry serves other content under those names, or is out of reach.`,
     );
+  }
+  for (const [, locked] of pinned) {
+    const content = contentPath(locked.integrity);
+    fs.mkdirSync(path.dirname(path.join(cacheDir, "_cacache", content)), { recursive: true });
+    fs.copyFileSync(path.join(from, content), path.join(cacheDir, "_cacache", content));
   }
 }
 
