@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { basic, startOrigin, viaGateway } from "../gateway/harness";
+import { pipSettings } from "../support/machineCaches";
 import { REPO_ROOT } from "../support/pulumi";
 import { type CliWorkspace, cliWorkspace, processesMarked, pulumi, startPulumi } from "../support/pulumiCli";
 import { GO_PROGRAM, NODE_PROGRAM, PYTHON_PROGRAM, RUNAWAY_PYTHON, YAML_PROGRAM } from "./readPrograms";
@@ -156,6 +157,7 @@ describe("the functions through the native provider, in every language", () => {
     const wheel = (await exec(process.execPath, [MAIN, "sdk", "python"])).stdout.trim();
     await exec("python3", ["-m", "venv", path.join(dir, "venv")]);
     await exec(path.join(dir, "venv", "bin", "pip"), ["install", "--quiet", `pulumi==${PINNED}`, wheel], {
+      env: { ...process.env, ...pipSettings() },
       timeout: 300_000,
     });
     await readsAsTheApiHolds(dir);

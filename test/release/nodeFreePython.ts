@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import type { CliResult } from "../../harness/crash/cliStack";
 import { killTree } from "../../harness/crash/processTree";
 import { outputOf } from "../support/cli";
-import { machineCaches } from "../support/machineCaches";
+import { pipSettings } from "../support/machineCaches";
 import { installBlock, nodeFreePath, REGISTRY_ENV, runInstallBlock } from "./nodeFree";
 import { builtOnce, type ServedRelease } from "./releaseFolder";
 
@@ -23,13 +23,12 @@ export async function sharedPythonVenv(release: ServedRelease): Promise<string> 
   await builtOnce(ready, async () => {
     // What a builder that died left half made.
     for (const made of ["venv", "tools"]) fs.rmSync(path.join(root, made), { recursive: true, force: true });
-    const { PIP_CACHE_DIR } = machineCaches();
     // The venv's interpreter links to the python3 on this PATH: it lives in `root`, as long as the venv.
     const env = {
       PATH: nodeFreePath(root, ["python3"]),
       HOME: root,
       ...REGISTRY_ENV,
-      ...(PIP_CACHE_DIR ? { PIP_CACHE_DIR } : {}),
+      ...pipSettings(),
     };
     await runInstallBlock("python", installBlock("python", release), root, env);
     fs.writeFileSync(ready, "");
@@ -59,7 +58,6 @@ export class NodeFreePythonMachine {
     venv: string,
   ) {
     fs.mkdirSync(path.join(root, "backend"), { recursive: true });
-    const { PIP_CACHE_DIR } = machineCaches();
     this.env = {
       PATH: nodeFreePath(root, ["python3"]),
       HOME: root,
@@ -68,7 +66,7 @@ export class NodeFreePythonMachine {
       PULUMI_CONFIG_PASSPHRASE: "nodefree",
       PULUMI_SKIP_UPDATE_CHECK: "true",
       ...REGISTRY_ENV,
-      ...(PIP_CACHE_DIR ? { PIP_CACHE_DIR } : {}),
+      ...pipSettings(),
     };
     this.#shims = path.join(root, "tools");
     this.venv = venv;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { portPrintedWithBarePath } from "../native/plugin";
-import { machineCaches } from "../support/machineCaches";
+import { machineCaches, pipSettings } from "../support/machineCaches";
 import { outsideFolder } from "../support/outside";
 import { convertToPython, importWithTypeScript } from "./codeFromRelease";
 import { credentialsConfig, INSTALL, installBlock, nodeFreePath, REGISTRY_ENV, runInstallBlock } from "./nodeFree";
@@ -42,14 +42,14 @@ interface LanguageCase {
 }
 
 /** The machine's caches, as a user's machine has them: Go's modules and builds, pip's downloads. */
-const { GOMODCACHE = "", GOCACHE = "", GOPATH = "", PIP_CACHE_DIR = "" } = machineCaches();
+const { GOMODCACHE = "", GOCACHE = "", GOPATH = "" } = machineCaches();
 const GO_CACHES = { GOMODCACHE, GOCACHE, GOPATH };
 
 const PYTHON: LanguageCase = {
   language: "python",
   userName: "nodefree-python",
   tools: ["python3"],
-  env: PIP_CACHE_DIR ? { PIP_CACHE_DIR } : {},
+  env: pipSettings(),
   // The README's block made the venv once for this release (recovery.test.ts's programs share it).
   async prepare(app, release) {
     const venv = await sharedPythonVenv(release);

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { ensureWheelhouse, wheelhouseEnv } from "./wheelhouse";
 
 let found: NodeJS.ProcessEnv | undefined;
 
@@ -7,6 +8,7 @@ let found: NodeJS.ProcessEnv | undefined;
  * its programs a fresh HOME, and both tools find their caches under HOME: without these, every Go
  * program downloads and compiles the Pulumi Go SDK from nothing (minutes), and every venv downloads
  * grpcio again. A user's machine keeps its caches from one project to the next; so do the tests.
+ * pip's cache keeps nothing on this network, so pip also installs from the suite's wheelhouse (wheelhouse.ts).
  */
 export function machineCaches(): NodeJS.ProcessEnv {
   if (found) return found;
@@ -23,5 +25,13 @@ export function machineCaches(): NodeJS.ProcessEnv {
   } catch {
     // pip's cache disabled or no pip: every install downloads, as it would for the user.
   }
+  Object.assign(found, wheelhouseEnv(ensureWheelhouse()));
   return found;
+}
+
+/** Of those, pip's alone: its cache and the wheelhouse it installs from. */
+export function pipSettings(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(machineCaches()).filter((entry): entry is [string, string] => entry[0].startsWith("PIP_")),
+  );
 }
