@@ -5,9 +5,10 @@ import path from "node:path";
 import { cacheRoot } from "../../tools/provision-pulumi.mjs";
 
 /**
- * The Python packages every venv of the suite installs (the pinned `pulumi` and what it and the
- * proxy SDK's wheel require), downloaded from the package index once per machine into a folder
- * that pip then installs from with `PIP_NO_INDEX` and `PIP_FIND_LINKS` (`machineCaches`).
+ * The Python packages every venv of the suite installs (the pinned `pulumi`, what it and the proxy
+ * SDK's wheel require, and the tools Pulumi upgrades in a venv it makes), downloaded from the package
+ * index once per machine into a folder that pip then installs from with `PIP_NO_INDEX` and
+ * `PIP_FIND_LINKS` (`machineCaches`).
  *
  * Why: pip's own cache keeps nothing on this network. The index is served without any caching
  * header, so pip's HTTP cache stays empty and every `pip install pulumi==…` downloads the index
@@ -19,6 +20,11 @@ const PINNED_PULUMI = require("../../package.json").dependencies["@pulumi/pulumi
 const REPO_ROOT = path.resolve(__dirname, "..", "..");
 /** What the proxy SDK requires: a change to it is a new folder. */
 const SDK_SETUP = path.join(REPO_ROOT, "native-sdk", "python", "setup.py");
+/**
+ * What Pulumi's Python tooling upgrades in every venv it makes (`pip install --upgrade pip setuptools
+ * wheel`, in `pulumi install` and `pulumi convert`), at their newest when the folder is filled.
+ */
+const VENV_TOOLS = ["pip", "setuptools", "wheel"];
 const BUILT_WHEEL_DIR = path.join(REPO_ROOT, "dist", "native-sdk", "python");
 
 /**
@@ -35,7 +41,11 @@ export function ensureWheelhouse(): string | undefined {
   } catch {
     return undefined;
   }
-  const requires = createHash("sha256").update(fs.readFileSync(SDK_SETUP)).digest("hex").slice(0, 12);
+  const requires = createHash("sha256")
+    .update(fs.readFileSync(SDK_SETUP))
+    .update(VENV_TOOLS.join(" "))
+    .digest("hex")
+    .slice(0, 12);
   const dir = path.join(cacheRoot(), "wheels", `pulumi-${PINNED_PULUMI}-${python}-${requires}`);
   if (fs.existsSync(dir)) return dir;
   const wheel = fs.readdirSync(BUILT_WHEEL_DIR).find((name) => name.endsWith(".whl"));
@@ -55,6 +65,7 @@ export function ensureWheelhouse(): string | undefined {
         partial,
         `pulumi==${PINNED_PULUMI}`,
         path.join(BUILT_WHEEL_DIR, wheel),
+        ...VENV_TOOLS,
       ],
       { stdio: ["ignore", "ignore", "pipe"], timeout: 600_000 },
     );
