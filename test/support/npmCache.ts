@@ -27,7 +27,7 @@ export function npmCacheFor(lockfile: string, cacheDir: string): void {
   const absent = () => pinned.filter(([, locked]) => !fs.existsSync(path.join(from, contentPath(locked.integrity))));
   const toFetch = absent();
   if (toFetch.length > 0) {
-    // `npm cache add` checks each tarball against nothing: the copy below goes by the lockfile's checksum.
+    // npm keeps each tarball under its own checksum: the check below finds it only where that is the lockfile's.
     execFileSync("npm", ["cache", "add", ...toFetch.map(([, locked]) => locked.resolved)], { stdio: "ignore" });
   }
   const missing = absent().map(([where]) => where);
