@@ -62,11 +62,11 @@ export interface ProviderArgs {
      */
     rateLimitReserve?: pulumi.Input<number | undefined>;
     /**
-     * How long one request waits for an answer before it is tried again, in seconds (1 or more).
+     * How long one request waits for an answer before it is tried again, in seconds (1 or more, default 30).
      */
     requestTimeoutSeconds?: pulumi.Input<number | undefined>;
     /**
-     * How long a request the API did not answer is tried again, in seconds.
+     * How long a request the API did not answer is tried again, in seconds (default 120).
      */
     retryWindowSeconds?: pulumi.Input<number | undefined>;
 }

@@ -15,6 +15,17 @@ export const SETTING_KEYS = [
   "proxy:requestTimeoutSeconds",
 ] as const;
 export const CONFIG_KEYS = [...CREDENTIAL_KEYS, ...SETTING_KEYS] as const;
+type SettingKey = (typeof SETTING_KEYS)[number];
+/**
+ * What each setting is when the stack sets none: the provider's fallback, and its description's
+ * words. Not the schema's `default`: Python's generated getter would read it as `… or 120`, turning
+ * an explicit 0 into the default.
+ */
+const SETTING_DEFAULTS: Record<SettingKey, number> = {
+  "proxy:rateLimitReserve": 0,
+  "proxy:retryWindowSeconds": RETRY_WINDOW_MS_DEFAULT / 1000,
+  "proxy:requestTimeoutSeconds": ATTEMPT_TIMEOUT_MS_DEFAULT / 1000,
+};
 /** The environment variable each credential falls back to when the stack sets none. */
 export const CREDENTIAL_ENV = { "proxy:apiUrl": "PROXY_API_URL", "proxy:apiKey": "PROXY_API_KEY" } as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
@@ -23,10 +34,9 @@ export type ConfigKey = (typeof CONFIG_KEYS)[number];
 export const CONFIG_DESCRIPTIONS: Record<ConfigKey, string> = {
   "proxy:apiUrl": "The management API's base URL, with its scheme (https://api.example.com).",
   "proxy:apiKey": "The API key (live_…) the provider acts with; set it with `pulumi config set --secret`.",
-  "proxy:rateLimitReserve": "Requests per minute left to other users of the same key (default 0).",
-  "proxy:retryWindowSeconds": "How long a request the API did not answer is tried again, in seconds.",
-  "proxy:requestTimeoutSeconds":
-    "How long one request waits for an answer before it is tried again, in seconds (1 or more).",
+  "proxy:rateLimitReserve": `Requests per minute left to other users of the same key (default ${SETTING_DEFAULTS["proxy:rateLimitReserve"]}).`,
+  "proxy:retryWindowSeconds": `How long a request the API did not answer is tried again, in seconds (default ${SETTING_DEFAULTS["proxy:retryWindowSeconds"]}).`,
+  "proxy:requestTimeoutSeconds": `How long one request waits for an answer before it is tried again, in seconds (1 or more, default ${SETTING_DEFAULTS["proxy:requestTimeoutSeconds"]}).`,
 };
 
 export type ConfigLookup = (key: ConfigKey) => string | undefined;
@@ -53,17 +63,17 @@ export function providerSettings(config: ConfigLookup): ProviderSettings {
   return {
     rateLimitReserve: wholeNumber("rateLimitReserve", config("proxy:rateLimitReserve"), {
       unit: "requests per minute",
-      fallback: 0,
+      fallback: SETTING_DEFAULTS["proxy:rateLimitReserve"],
       example: 60,
     }),
     retryWindowSeconds: wholeNumber("retryWindowSeconds", config("proxy:retryWindowSeconds"), {
       unit: "seconds",
-      fallback: RETRY_WINDOW_MS_DEFAULT / 1000,
+      fallback: SETTING_DEFAULTS["proxy:retryWindowSeconds"],
       example: 30,
     }),
     requestTimeoutSeconds: wholeNumber("requestTimeoutSeconds", config("proxy:requestTimeoutSeconds"), {
       unit: "seconds",
-      fallback: ATTEMPT_TIMEOUT_MS_DEFAULT / 1000,
+      fallback: SETTING_DEFAULTS["proxy:requestTimeoutSeconds"],
       example: 60,
       minimum: 1,
     }),

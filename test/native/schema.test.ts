@@ -1,6 +1,7 @@
 import { GetSchemaRequest, type GetSchemaResponse } from "@pulumi/pulumi/proto/provider_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCOPES } from "../../contract";
+import { providerSettings } from "../../provider/core/settings";
 import { call, type RunningPlugin, startPlugin } from "./plugin";
 
 type Spec = {
@@ -83,8 +84,11 @@ describe("GetSchema", () => {
       secret: true,
       defaultInfo: { environment: ["PROXY_API_KEY"] },
     });
-    for (const setting of ["rateLimitReserve", "retryWindowSeconds", "requestTimeoutSeconds"]) {
+    // Each setting's description names what the provider takes when the stack sets none.
+    const fallbacks = providerSettings(() => undefined);
+    for (const setting of ["rateLimitReserve", "retryWindowSeconds", "requestTimeoutSeconds"] as const) {
       expect(variables[setting]).toMatchObject({ type: "integer" });
+      expect(variables[setting]?.description, setting).toMatch(new RegExp(`default ${fallbacks[setting]}\\)\\.$`));
     }
     const undescribed = [...Object.entries(variables), ...Object.entries(schema.provider.inputProperties)]
       .filter(([, spec]) => !spec.description)

@@ -42,9 +42,9 @@ type providerArgs struct {
 	ApiUrl *string `pulumi:"apiUrl"`
 	// Requests per minute left to other users of the same key (default 0).
 	RateLimitReserve *int `pulumi:"rateLimitReserve"`
-	// How long one request waits for an answer before it is tried again, in seconds (1 or more).
+	// How long one request waits for an answer before it is tried again, in seconds (1 or more, default 30).
 	RequestTimeoutSeconds *int `pulumi:"requestTimeoutSeconds"`
-	// How long a request the API did not answer is tried again, in seconds.
+	// How long a request the API did not answer is tried again, in seconds (default 120).
 	RetryWindowSeconds *int `pulumi:"retryWindowSeconds"`
 }
 
@@ -56,9 +56,9 @@ type ProviderArgs struct {
 	ApiUrl pulumi.StringPtrInput
 	// Requests per minute left to other users of the same key (default 0).
 	RateLimitReserve pulumi.IntPtrInput
-	// How long one request waits for an answer before it is tried again, in seconds (1 or more).
+	// How long one request waits for an answer before it is tried again, in seconds (1 or more, default 30).
 	RequestTimeoutSeconds pulumi.IntPtrInput
-	// How long a request the API did not answer is tried again, in seconds.
+	// How long a request the API did not answer is tried again, in seconds (default 120).
 	RetryWindowSeconds pulumi.IntPtrInput
 }
 

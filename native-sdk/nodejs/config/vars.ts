@@ -41,7 +41,7 @@ Object.defineProperty(exports, "rateLimitReserve", {
 });
 
 /**
- * How long one request waits for an answer before it is tried again, in seconds (1 or more).
+ * How long one request waits for an answer before it is tried again, in seconds (1 or more, default 30).
  */
 export declare const requestTimeoutSeconds: number | undefined;
 Object.defineProperty(exports, "requestTimeoutSeconds", {
@@ -52,7 +52,7 @@ Object.defineProperty(exports, "requestTimeoutSeconds", {
 });
 
 /**
- * How long a request the API did not answer is tried again, in seconds.
+ * How long a request the API did not answer is tried again, in seconds (default 120).
  */
 export declare const retryWindowSeconds: number | undefined;
 Object.defineProperty(exports, "retryWindowSeconds", {

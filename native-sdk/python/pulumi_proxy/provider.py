@@ -30,8 +30,8 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] api_key: The API key (live_…) the provider acts with; set it with `pulumi config set --secret`.
         :param pulumi.Input[_builtins.str] api_url: The management API's base URL, with its scheme (https://api.example.com).
         :param pulumi.Input[_builtins.int] rate_limit_reserve: Requests per minute left to other users of the same key (default 0).
-        :param pulumi.Input[_builtins.int] request_timeout_seconds: How long one request waits for an answer before it is tried again, in seconds (1 or more).
-        :param pulumi.Input[_builtins.int] retry_window_seconds: How long a request the API did not answer is tried again, in seconds.
+        :param pulumi.Input[_builtins.int] request_timeout_seconds: How long one request waits for an answer before it is tried again, in seconds (1 or more, default 30).
+        :param pulumi.Input[_builtins.int] retry_window_seconds: How long a request the API did not answer is tried again, in seconds (default 120).
         """
         if api_key is not None:
             pulumi.set(__self__, "api_key", api_key)
@@ -84,7 +84,7 @@ class ProviderArgs:
     @pulumi.getter(name="requestTimeoutSeconds")
     def request_timeout_seconds(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        How long one request waits for an answer before it is tried again, in seconds (1 or more).
+        How long one request waits for an answer before it is tried again, in seconds (1 or more, default 30).
         """
         return pulumi.get(self, "request_timeout_seconds")
 
@@ -96,7 +96,7 @@ class ProviderArgs:
     @pulumi.getter(name="retryWindowSeconds")
     def retry_window_seconds(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        How long a request the API did not answer is tried again, in seconds.
+        How long a request the API did not answer is tried again, in seconds (default 120).
         """
         return pulumi.get(self, "retry_window_seconds")
 
@@ -125,8 +125,8 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] api_key: The API key (live_…) the provider acts with; set it with `pulumi config set --secret`.
         :param pulumi.Input[_builtins.str] api_url: The management API's base URL, with its scheme (https://api.example.com).
         :param pulumi.Input[_builtins.int] rate_limit_reserve: Requests per minute left to other users of the same key (default 0).
-        :param pulumi.Input[_builtins.int] request_timeout_seconds: How long one request waits for an answer before it is tried again, in seconds (1 or more).
-        :param pulumi.Input[_builtins.int] retry_window_seconds: How long a request the API did not answer is tried again, in seconds.
+        :param pulumi.Input[_builtins.int] request_timeout_seconds: How long one request waits for an answer before it is tried again, in seconds (1 or more, default 30).
+        :param pulumi.Input[_builtins.int] retry_window_seconds: How long a request the API did not answer is tried again, in seconds (default 120).
         """
         ...
     @overload

@@ -42,12 +42,12 @@ func GetRateLimitReserve(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "proxy:rateLimitReserve")
 }
 
-// How long one request waits for an answer before it is tried again, in seconds (1 or more).
+// How long one request waits for an answer before it is tried again, in seconds (1 or more, default 30).
 func GetRequestTimeoutSeconds(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "proxy:requestTimeoutSeconds")
 }
 
-// How long a request the API did not answer is tried again, in seconds.
+// How long a request the API did not answer is tried again, in seconds (default 120).
 func GetRetryWindowSeconds(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "proxy:retryWindowSeconds")
 }

@@ -31,11 +31,11 @@ Requests per minute left to other users of the same key (default 0).
 
 requestTimeoutSeconds: Optional[int]
 """
-How long one request waits for an answer before it is tried again, in seconds (1 or more).
+How long one request waits for an answer before it is tried again, in seconds (1 or more, default 30).
 """
 
 retryWindowSeconds: Optional[int]
 """
-How long a request the API did not answer is tried again, in seconds.
+How long a request the API did not answer is tried again, in seconds (default 120).
 """
 

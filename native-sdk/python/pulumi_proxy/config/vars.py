@@ -44,14 +44,14 @@ class _ExportableConfig(types.ModuleType):
     @_builtins.property
     def request_timeout_seconds(self) -> Optional[int]:
         """
-        How long one request waits for an answer before it is tried again, in seconds (1 or more).
+        How long one request waits for an answer before it is tried again, in seconds (1 or more, default 30).
         """
         return __config__.get_int('requestTimeoutSeconds')
 
     @_builtins.property
     def retry_window_seconds(self) -> Optional[int]:
         """
-        How long a request the API did not answer is tried again, in seconds.
+        How long a request the API did not answer is tried again, in seconds (default 120).
         """
         return __config__.get_int('retryWindowSeconds')
 
