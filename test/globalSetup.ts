@@ -6,7 +6,7 @@ import { ensureQemuAarch64 } from "../harness/debian";
 import { buildIfStale } from "../tools/build.mjs";
 import { provisionPulumi } from "../tools/provision-pulumi.mjs";
 import { ensureSelfLink } from "../tools/self-link.mjs";
-import { ensureWheelhouse } from "./support/wheelhouse";
+import { ensureWheelhouse, WHEELHOUSE_ENV } from "./support/wheelhouse";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -31,8 +31,10 @@ export default async function setup(project: TestProject): Promise<void> {
   // The release test runs the linux-arm64 plugin under qemu's user mode.
   ensureQemuAarch64();
   ensureSelfLink();
-  // Once per machine, before the workers: every venv of the suite installs from it (machineCaches).
-  ensureWheelhouse();
+  // Once per machine, before the workers, which inherit where it is: every venv of the suite
+  // installs from it (machineCaches).
+  const wheelhouse = ensureWheelhouse();
+  if (wheelhouse) process.env[WHEELHOUSE_ENV] = wheelhouse;
   const cli = await provisionPulumi({ yaml: true });
   process.env.PATH = `${cli.binDir}${path.delimiter}${process.env.PATH ?? ""}`;
   project.provide("pulumiBinDir", cli.binDir);

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { ensureWheelhouse, wheelhouseEnv } from "./wheelhouse";
+import { wheelhouseEnv } from "./wheelhouse";
 
 let found: NodeJS.ProcessEnv | undefined;
 
@@ -25,7 +25,7 @@ export function machineCaches(): NodeJS.ProcessEnv {
   } catch {
     // pip's cache disabled or no pip: every install downloads, as it would for the user.
   }
-  Object.assign(found, wheelhouseEnv(ensureWheelhouse()));
+  Object.assign(found, wheelhouseEnv());
   return found;
 }
 

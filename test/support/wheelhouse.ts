@@ -85,8 +85,12 @@ export function ensureWheelhouse(): string | undefined {
   return dir;
 }
 
-/** pip's settings that install from the folder instead of the index. */
-export function wheelhouseEnv(dir: string | undefined): Record<string, string> {
+/** Where the suite's set-up tells its workers the folder is. */
+export const WHEELHOUSE_ENV = "PULUMI_PROXY_WHEELHOUSE";
+
+/** pip's settings that install from the set-up's folder instead of the index; none without one. */
+export function wheelhouseEnv(): Record<string, string> {
+  const dir = process.env[WHEELHOUSE_ENV];
   if (!dir) return {};
   const machineLinks = process.env.PIP_FIND_LINKS;
   return { PIP_NO_INDEX: "1", PIP_FIND_LINKS: [dir, machineLinks].filter(Boolean).join(" ") };
