@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { inject } from "vitest";
+import { registryAccess } from "../support/machineCaches";
 import { workingTreeFiles } from "../support/outside";
 import { REPO_ROOT } from "../support/pulumi";
 import { RELEASES_DIR } from "./serveReleases";
@@ -114,7 +115,11 @@ export async function builtOnce(done: string, build: () => Promise<void>): Promi
 async function build(dir: string, requestedDownloadURL: string): Promise<void> {
   const partial = `${dir}.partial`;
   const args = ["--plugin-download-url", requestedDownloadURL, "--repository", RELEASE_REPOSITORY, "--out", partial];
-  await exec("npm", ["run", "--silent", "release", "--", ...args], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 });
+  await exec("npm", ["run", "--silent", "release", "--", ...args], {
+    cwd: REPO_ROOT,
+    env: registryAccess(),
+    maxBuffer: 16 * 1024 * 1024,
+  });
   fs.renameSync(partial, dir);
   // Earlier builds are of other sources or another port, and so is what was made beside them (a
   // `<key>-python` virtual environment): nothing reuses them.

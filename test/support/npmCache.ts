@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { registryAccess } from "./machineCaches";
 
 interface LockedPackage {
   resolved?: string;
@@ -28,7 +29,10 @@ export function npmCacheFor(lockfile: string, cacheDir: string): void {
   const toFetch = absent();
   if (toFetch.length > 0) {
     // npm keeps each tarball under its own checksum: the check below finds it only where that is the lockfile's.
-    execFileSync("npm", ["cache", "add", ...toFetch.map(([, locked]) => locked.resolved)], { stdio: "ignore" });
+    execFileSync("npm", ["cache", "add", ...toFetch.map(([, locked]) => locked.resolved)], {
+      stdio: "ignore",
+      env: registryAccess(),
+    });
   }
   const missing = absent().map(([where]) => where);
   if (missing.length > 0) {

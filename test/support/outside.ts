@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { registryAccess } from "./machineCaches";
 import { REPO_ROOT } from "./pulumi";
 
 const exec = promisify(execFile);
@@ -16,7 +17,7 @@ export async function npm(args: string[], cwd: string): Promise<string> {
   const { stdout } = await exec("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
     cwd,
     maxBuffer: 16 * 1024 * 1024,
-    env: { ...process.env, npm_config_update_notifier: "false" },
+    env: registryAccess({ ...process.env, npm_config_update_notifier: "false" }),
   });
   return stdout;
 }
