@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
+import { suiteSpeedSettings } from "../support/machineCaches";
 import { npmCacheFor } from "../support/npmCache";
 import { outsideFolder } from "../support/outside";
 import { REPO_ROOT } from "../support/pulumi";
@@ -84,6 +85,7 @@ describe("the gitops example in a repository of its own, set up from its README 
     const home = path.join(outside.dir, name);
     fs.mkdirSync(home, { recursive: true });
     return {
+      ...suiteSpeedSettings(),
       PATH: [inject("pulumiBinDir"), process.env.PATH].join(path.delimiter),
       HOME: home,
       npm_config_cache: npmCache,
