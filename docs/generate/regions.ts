@@ -27,7 +27,6 @@ export function regionFiles(repoRoot: string): string[] {
 interface ConfigVariable {
   description?: string;
   secret?: boolean;
-  default?: unknown;
   defaultInfo?: { environment?: string[] };
 }
 
@@ -52,11 +51,12 @@ function configTable(schema: Record<string, unknown>): string {
     {}) as Record<string, ConfigVariable>;
   const rows = Object.entries(variables).map(([key, variable]) => {
     const environment = variable.defaultInfo?.environment?.map((name) => `\`${name}\``).join(", ") || "—";
-    const fallback = variable.default === undefined ? "—" : `\`${JSON.stringify(variable.default)}\``;
     const name = `\`proxy:${key}\`${variable.secret ? " (secret)" : ""}`;
-    return `| ${name} | ${environment} | ${fallback} | ${cell(variable.description ?? "")} |`;
+    return `| ${name} | ${environment} | ${cell(variable.description ?? "")} |`;
   });
-  return ["| Stack config | Environment | Default | Meaning |", "| --- | --- | --- | --- |", ...rows].join("\n");
+  // No column of defaults: the schema carries none (provider/core/settings.ts says why), and each
+  // setting's description names its own.
+  return ["| Stack config | Environment | Meaning |", "| --- | --- | --- |", ...rows].join("\n");
 }
 
 /** Every resource and function of the schema, linked to its page under docs/reference/. */
