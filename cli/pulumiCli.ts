@@ -11,12 +11,33 @@ export const PINNED_CLI_VERSION = "3.248.0";
  * shell that moved HOME), ~/.pulumi and `file://~` mean the account's folder to the CLI, so to us.
  */
 export function accountHome(): string {
+  const fromDatabase = passwdHome();
+  if (fromDatabase) return fromDatabase;
   try {
     return os.userInfo().homedir || os.homedir();
   } catch {
     // No entry in the user database (an arbitrary container uid): the CLI falls back to $HOME too.
     return os.homedir();
   }
+}
+
+/**
+ * The account's home in /etc/passwd, which Go's os/user reads too. Needed because Bun, which the
+ * release's executable runs on, answers os.userInfo().homedir from $HOME: with HOME moved, `recover`
+ * looked for locks in the wrong ~/.pulumi and called a locked stack consistent.
+ */
+function passwdHome(): string | undefined {
+  if (typeof process.getuid !== "function") return undefined;
+  const uid = String(process.getuid());
+  try {
+    for (const line of fs.readFileSync("/etc/passwd", "utf8").split("\n")) {
+      const fields = line.split(":");
+      if (fields[2] === uid && fields[5]) return fields[5];
+    }
+  } catch {
+    // No /etc/passwd (Windows has no getuid; macOS keeps users in Directory Services).
+  }
+  return undefined;
 }
 
 export interface LocatedCli {
