@@ -83,6 +83,8 @@ function testFilesIn(...folders: string[]): string[] {
  *   talk to loopback only; the few that reach a registry get the machine's value back
  *   (`registryAccess()`, test/support/machineCaches.ts), as Vitest's own processes keep it.
  */
+// suiteSpeedSettings() in test/support/machineCaches.ts names these variables too, for a test that
+// builds a machine's environment from nothing: a new one goes in both.
 function speedEnvironment(): Record<string, string> {
   const preload = `--require ${JSON.stringify(path.join(REPO_ROOT, "test", "support", "codeCache.cjs"))}`;
   return {
