@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import * as native from "pulumi-proxy/native";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from "vitest";
 import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { copyExample, npm, outsideFolder } from "../support/outside";
@@ -16,8 +16,21 @@ type Output = { value: unknown; secret: boolean };
 const value = <T>(outputs: Record<string, Output>, key: string) => outputs[key]?.value as T;
 
 /**
+ * A TypeScript program on the native SDK the package ships, a second project in the same installed
+ * folder. No TypeScript is installed, so the run harness type-checks with the compiler @pulumi/pulumi
+ * vendors, whose module resolution predates package exports (the package's typesVersions answer it).
+ */
+const NATIVE_PROGRAM = `import * as proxy from "pulumi-proxy/native";
+
+const user = new proxy.ProxyUser("scraper", { name: "scraper", limits: { dailyGb: 2 } });
+export const userId = user.proxyUserId;
+`;
+
+/**
  * What the README's Install section tells a user outside this repository to do: pack, install the
- * tarball into a folder of their own, copy an example there, and run it.
+ * tarball into a folder of their own, copy an example there, and run it; then a program on the
+ * native provider, in the same folder, with the plugin put in place by the one documented command.
+ * One install for both: `npm install` of the package and @pulumi/pulumi is 12 s of CPU.
  */
 describe("installed from a tarball, outside the repository", () => {
   const outside = outsideFolder();
@@ -105,6 +118,59 @@ describe("installed from a tarball, outside the repository", () => {
     const held = server.control.snapshot();
     expect(held).toMatchObject({ proxyUsers: [], ips: [] });
     expect(held.keys.map((key) => (key as { name: string }).name)).toEqual(["root"]);
+  });
+
+  it("a TypeScript program on the native SDK runs after `npx pulumi-proxy provider install`, with no download and no change to PATH; npx's PATH stays out of the CLI's engines", async () => {
+    const project = path.join(app, "native");
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: native-app\nruntime: nodejs\n");
+    fs.writeFileSync(path.join(project, "index.ts"), NATIVE_PROGRAM);
+    const server = await startReferenceServer({ rateLimitPerMinute: 100_000 });
+    // Nothing of the repository on PATH or in node_modules, and plugins on PATH ignored: the engine
+    // can only run the plugin the command puts in the plugin cache.
+    const harness = await createTestStack({
+      workDir: project,
+      config: { "proxy:apiUrl": { value: server.url }, "proxy:apiKey": { value: server.rootKey, secret: true } },
+      envVars: { PULUMI_IGNORE_AMBIENT_PLUGINS: "true" },
+    });
+    onTestFinished(async () => {
+      await harness.cleanup();
+      await server.close();
+    });
+    // PATH as a user's: pulumi and node, nothing of this repository.
+    const userPath = [inject("pulumiBinDir"), path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter);
+    const env = { ...process.env, PULUMI_HOME: harness.envVars.PULUMI_HOME, PATH: userPath };
+    const installed = await exec("npx", ["--no", "pulumi-proxy", "provider", "install"], { cwd: project, env });
+    expect(installed.stdout).toContain(path.join(harness.envVars.PULUMI_HOME ?? "", "plugins", "resource-proxy-v"));
+
+    const result = await harness.stack.up();
+    const userId = String(result.outputs.userId?.value);
+    const api = new ProxyClient({ baseUrl: server.url, apiKey: server.rootKey });
+    expect(await api.proxyUsers.get(userId)).toMatchObject({ name: "scraper", limits: { daily_gb: 2 } });
+    // That up type-checked the program with the vendored compiler; the runs after it need not again
+    // (ts-node's check costs 3.5 s of CPU a run).
+    harness.stack.workspace.envVars.PULUMI_NODEJS_TRANSPILE_ONLY = "true";
+    expect((await harness.stack.preview()).changeSummary).toEqual({ same: 2 });
+
+    // The user's own environment (plugins on PATH not ignored): `npx` puts the package's
+    // node_modules/.bin, which holds `pulumi-resource-proxy`, on PATH. The engines the commands start
+    // must not see it there: they run the plugin the install put in the cache, without a warning.
+    const { PULUMI_IGNORE_AMBIENT_PLUGINS: _ignored, ...stackEnv } = harness.envVars;
+    const userEnv = { ...process.env, ...stackEnv, PATH: userPath, PULUMI_NODEJS_TRANSPILE_ONLY: "true" };
+    const npx = (args: string[]) =>
+      exec("npx", ["--no", "pulumi-proxy", ...args, "--stack", harness.stackName], { cwd: project, env: userEnv });
+    const recovered = await npx(["recover", "--up"]);
+    expect(recovered.stdout).toContain("ran `pulumi up`");
+    expect(`${recovered.stdout}${recovered.stderr}`).not.toMatch(/pulumi-resource-proxy from \$PATH/);
+    expect((await npx(["drift"])).stdout).toContain("No drift");
+
+    // The code `pulumi import --out imported.ts` writes for this package, type-checked in a program,
+    // is test/release/codeFromRelease.ts's (on the release's package); import --file with --out is
+    // test/native/coverage.test.ts's.
+    await harness.stack.destroy();
+    const left = [];
+    for await (const user of api.proxyUsers.list()) left.push(user.id);
+    expect(left).toEqual([]);
   });
 
   // No destroy at the end: the server, and with it the stack's objects, is discarded.
