@@ -7,6 +7,7 @@ import { ProxyClient } from "../../sdk";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { portPrintedWithBarePath } from "../native/plugin";
 import { machineCaches, pipSettings } from "../support/machineCaches";
+import { ownTmpDir } from "../support/nodeFree";
 import { outsideFolder } from "../support/outside";
 import { convertToPython, importWithTypeScript } from "./codeFromRelease";
 import { credentialsConfig, INSTALL, installBlock, nodeFreePath, REGISTRY_ENV, runInstallBlock } from "./nodeFree";
@@ -290,6 +291,7 @@ describe("the release folder (npm run release)", () => {
           PULUMI_BACKEND_URL: `file://${path.join(root, "backend")}`,
           PULUMI_CONFIG_PASSPHRASE: "nodefree",
           PULUMI_SKIP_UPDATE_CHECK: "true",
+          TMPDIR: ownTmpDir(root),
           ...REGISTRY_ENV,
           ...language.env,
         };

@@ -41,3 +41,15 @@ export function pathWithoutNode(root: string, home: string): string {
   }
   return [inject("pulumiBinDir"), path.join(home, ".local", "bin"), commands].join(path.delimiter);
 }
+
+/**
+ * A temporary folder (TMPDIR) inside `root`, which the test removes, for the processes of one user's
+ * session. Why: Pulumi 3.248's engine, when it fetches a plugin for a Go program itself, leaves the
+ * download in the temporary folder (`pulumi-plugin-tar…`, 57 MB for this plugin), and the machine's
+ * /tmp kept two of them from every run of the suite.
+ */
+export function ownTmpDir(root: string): string {
+  const dir = path.join(root, "tmp");
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}

@@ -6,7 +6,7 @@ import { inject } from "vitest";
 import { type ReferenceServer, startReferenceServer } from "../../server";
 import { sharedRelease } from "../release/releaseFolder";
 import { machineCaches } from "./machineCaches";
-import { pathWithoutNode } from "./nodeFree";
+import { ownTmpDir, pathWithoutNode } from "./nodeFree";
 import { REPO_ROOT } from "./pulumi";
 import { atRelease, type ShellBlock, shellBlocks, substitute } from "./readmeBlocks";
 import { runShell } from "./shell";
@@ -98,7 +98,7 @@ export const README_PASSPHRASE = "readme-passphrase";
 /**
  * The shell a README's reader types in: their own HOME and Pulumi home, a file backend, the suite's
  * pulumi first on PATH, and no API credentials (the caller adds them, or the README's `config set`
- * lines must supply them).
+ * lines must supply them), and a temporary folder of their own (`ownTmpDir`).
  */
 export function readmeShell(dirs: { home: string; pulumiHome: string; backend: string }): NodeJS.ProcessEnv {
   for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
@@ -107,6 +107,7 @@ export function readmeShell(dirs: { home: string; pulumiHome: string; backend: s
     ...inherited,
     ...machineCaches(),
     HOME: dirs.home,
+    TMPDIR: ownTmpDir(dirs.home),
     PULUMI_HOME: dirs.pulumiHome,
     PULUMI_BACKEND_URL: `file://${dirs.backend}`,
     PULUMI_CONFIG_PASSPHRASE: README_PASSPHRASE,
