@@ -25,7 +25,8 @@ const SYNOPSIS = [
 const USAGE = `${usageLines(SYNOPSIS)}
 
 Runs \`pulumi preview --refresh\` on an existing stack and lists what changed outside Pulumi:
-resource, property, recorded → actual value, and what the next \`pulumi up\` would do.
+resource, property, recorded → actual value, and what the next \`pulumi up --refresh\` would do
+(a plain \`pulumi up\` acts on the recorded values, so it does nothing about drift).
 
 ${STACK_USAGE}
   --json               write a machine-readable report to stdout; the table goes to stderr
@@ -113,7 +114,7 @@ export async function driftCommand(argv: string[]): Promise<number> {
 
 export const command: CliCommand = {
   name: "drift",
-  summary: "what changed outside Pulumi, property by property, and what the next `pulumi up` does about it",
+  summary: "what changed outside Pulumi, property by property, and what `pulumi up --refresh` does about it",
   usage: SYNOPSIS,
   run: driftCommand,
 };

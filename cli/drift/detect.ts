@@ -17,7 +17,7 @@ export interface ResourceDrift {
   /** `changed`: the object differs from state; `deleted`: it no longer exists. */
   kind: "changed" | "deleted";
   properties: PropertyDrift[];
-  /** What the next `pulumi up` would do about it, when the preview says (update, replace, create…). */
+  /** What `pulumi up --refresh` would do about it, when the preview says (update, replace, create…). */
   plannedOp?: string;
 }
 

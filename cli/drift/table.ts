@@ -4,9 +4,9 @@ import { formatValue, shortType } from "../format";
 import { textTable } from "../table";
 import type { DriftReport, ResourceDrift } from "./detect";
 
-/** What the next `pulumi up` does: a planned step, or nothing when the refreshed state already satisfies the program. */
+/** What `pulumi up --refresh` does: a planned step, or nothing when the refreshed state already satisfies the program. */
 export function plannedLabel(drift: ResourceDrift): string {
-  return drift.plannedOp ?? (drift.kind === "deleted" ? "create" : "none (up records it)");
+  return drift.plannedOp ?? (drift.kind === "deleted" ? "create" : "none (the refresh records it)");
 }
 
 function rowsOf(drift: ResourceDrift): string[][] {
@@ -44,6 +44,9 @@ function driftTable(report: DriftReport): string {
     `Drift in stack ${report.stack}: ${count} resource${count === 1 ? "" : "s"} changed outside Pulumi.`,
     "",
     ...textTable(rows),
+    "",
+    // A user who reads "update" and runs a plain `pulumi up` would see no changes: say which run it is.
+    "PLANNED is what `pulumi up --refresh` does; a plain `pulumi up` acts on the recorded values.",
   ].join("\n");
 }
 

@@ -88,6 +88,7 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
     expect(table.code).toBe(2);
     expect(table.stdout).toMatch(/^Drift in stack \S+: 1 resource changed outside Pulumi\./);
     expect(table.stdout).toMatch(/crawler \(proxy:ProxyUser\)\s+limits\.monthlyGb\s+400 → 250\s+update/);
+    expect(table.stdout).toContain("PLANNED is what `pulumi up --refresh` does");
     const fromFile = JSON.parse(fs.readFileSync(jsonFile, "utf8")) as DriftJson;
     expect(fromFile).toMatchObject({ version: 1, stack: fixture.stackName, drift: true });
 
@@ -100,6 +101,9 @@ describe("pulumi-proxy drift, end to end on the gitops example", () => {
     expect(json.stderr).toContain("limits.monthlyGb");
     expect(json.stdout + json.stderr).not.toContain(fixture.server.rootKey);
 
+    // As the table says: a plain up acts on the recorded 400 and leaves the change; up --refresh undoes it.
+    await fixture.stack.up();
+    expect((await fixture.api.proxyUsers.get(crawlerId)).limits.monthly_gb).toBe(250);
     await fixture.stack.up({ refresh: true });
     expect((await fixture.api.proxyUsers.get(crawlerId)).limits.monthly_gb).toBe(400);
     const converged = await runCli(driftArgs(), env);
