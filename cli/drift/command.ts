@@ -15,7 +15,7 @@ import {
   UsageError,
 } from "../stack";
 import { type DriftReport, detectDrift } from "./detect";
-import { formatDriftTable, writeDriftOutput } from "./table";
+import { formatDriftTable, plannedNote, writeDriftOutput } from "./table";
 
 const SYNOPSIS = [
   "pulumi-proxy drift --stack <name> [--cwd <dir>] [--json[=<file>]] [--pulumi-root <dir>]",
@@ -76,7 +76,7 @@ export async function runDrift(args: DriftArgs): Promise<number> {
   const stack = await openTargetStack(args);
   const report = await detectDrift(stack);
   writeDriftOutput(
-    formatDriftTable(report),
+    [formatDriftTable(report), ...plannedNote(report.drifted.length > 0)].join("\n\n"),
     args.json,
     (): DriftJson => ({
       version: 1,

@@ -30,6 +30,16 @@ function dueSoonLines(report: DriftReport): string[] {
   ];
 }
 
+/**
+ * Closes a report with drift, once however many stacks it lists: a user who reads "update" and runs
+ * a plain `pulumi up` would see no changes.
+ */
+export function plannedNote(anyDrift: boolean): string[] {
+  return anyDrift
+    ? ["PLANNED is what `pulumi up --refresh` does; a plain `pulumi up` acts on the recorded values."]
+    : [];
+}
+
 /** A plain-text table: resource, property, recorded → actual, planned operation; then the keys due soon. */
 export function formatDriftTable(report: DriftReport): string {
   return [driftTable(report), ...dueSoonLines(report)].join("\n");
@@ -44,9 +54,6 @@ function driftTable(report: DriftReport): string {
     `Drift in stack ${report.stack}: ${count} resource${count === 1 ? "" : "s"} changed outside Pulumi.`,
     "",
     ...textTable(rows),
-    "",
-    // A user who reads "update" and runs a plain `pulumi up` would see no changes: say which run it is.
-    "PLANNED is what `pulumi up --refresh` does; a plain `pulumi up` acts on the recorded values.",
   ].join("\n");
 }
 

@@ -1,5 +1,5 @@
 import { type DriftReport, detectDrift } from "../drift/detect";
-import { formatDriftTable, writeDriftOutput } from "../drift/table";
+import { formatDriftTable, plannedNote, writeDriftOutput } from "../drift/table";
 import { eachFleetStack, type FleetStackResult, fleetFooter } from "./reports";
 
 /**
@@ -24,7 +24,7 @@ export async function runFleetDrift(
   const drifted = results.filter((result) => (result.value?.drifted.length ?? 0) > 0).length;
   const failed = results.filter((result) => result.error !== undefined).length;
   const tables = results.flatMap((result) => (result.value ? [formatDriftTable(result.value)] : []));
-  const text = [...tables, fleetFooter(results, drifted, "drift")].join("\n\n");
+  const text = [...tables, ...plannedNote(drifted > 0), fleetFooter(results, drifted, "drift")].join("\n\n");
   writeDriftOutput(
     text,
     options.json,

@@ -170,6 +170,8 @@ describe("examples/fleet: one stack per customer, each with its own narrow key",
       ["umbrella", []],
     ]);
     expect(drift.stderr).toContain("Fleet: 4 stacks, 1 with drift, 0 failed.");
+    // Said once for the whole fleet, not under each stack's table.
+    expect(drift.stderr.split("PLANNED is what `pulumi up --refresh` does")).toHaveLength(2);
 
     const plan = await runCli(["plan", "--fleet", ".", "--refresh", "--json"], env, dir);
     expect(plan.code, plan.stderr).toBe(2);
