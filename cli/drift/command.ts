@@ -26,7 +26,7 @@ const USAGE = `${usageLines(SYNOPSIS)}
 
 Runs \`pulumi preview --refresh\` on an existing stack and lists what changed outside Pulumi:
 resource, property, recorded → actual value, and what the next \`pulumi up --refresh\` would do
-(a plain \`pulumi up\` acts on the recorded values, so it does nothing about drift).
+(a plain \`pulumi up\` diffs the program against the recorded values, so it can leave drift in place).
 
 ${STACK_USAGE}
   --json               write a machine-readable report to stdout; the table goes to stderr
