@@ -1,5 +1,5 @@
 import { Agent, createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import type { Clock } from "../clock";
 import { RateLimiter } from "../rateLimit";
 import type { Store } from "../store";
@@ -8,6 +8,7 @@ import { Admission } from "./admission";
 import { ConnectionMeter } from "./connection";
 import { PropagatingDirectory } from "./directory";
 import { forwardRequest, openTunnel, splice } from "./forward";
+import { listenGateway } from "./listen";
 import { type FailedLoginLimits, FailedLogins } from "./logins";
 import { Exchange, TrafficMeter } from "./meter";
 import { Refusal } from "./refusals";
@@ -215,14 +216,8 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
   server.on("connect", (req: IncomingMessage, socket: Socket, head: Buffer) => {
     onConnect(req, socket, head).catch(() => socket.destroy());
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, context.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
+  const listener = await listenGateway(server, options.port ?? 0, context.host);
+  const { address } = listener;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
 
   return {
@@ -235,11 +230,10 @@ export async function startGateway(options: GatewayOptions, context: GatewayCont
         directory.detach();
         unauthenticated.stop();
         stalls.stop();
-        server.close(() => {
+        listener.close(() => {
           meter.stop();
           resolve();
         });
-        server.closeAllConnections();
         for (const tunnel of tunnels) tunnel.destroy();
         agent.destroy();
       }),
