@@ -1,5 +1,5 @@
 import type { Server } from "node:http";
-import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
+import { type AddressInfo, createServer as createNetServer, type Server as NetServer, type Socket } from "node:net";
 
 export interface Listening {
   address: AddressInfo;
@@ -44,7 +44,8 @@ export async function listenGateway(server: Server, port: number, host: string):
   };
 }
 
-function listening(server: Server | ReturnType<typeof createNetServer>, port: number, host: string): Promise<void> {
+/** An http.Server is a net.Server: one wait for either. */
+function listening(server: NetServer, port: number, host: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
