@@ -9,6 +9,14 @@ import type { StallWatch } from "./unsent";
 /** Node's own link from a socket to the answer being written on it (stable since Node 0.x, not documented). */
 type HttpSocket = Socket & { _httpMessage?: ServerResponse | null };
 
+/**
+ * The most one write to a client carries: the meter counts, and a ceiling cuts, between writes, so
+ * this bounds how far past a ceiling an exchange goes (the contract: within 64 KB). Node reads
+ * sockets in chunks of at most this; Bun hands on larger ones (a 57 MB download crossed a 1 MB
+ * ceiling by 338 KB), so a larger chunk is written in slices of it.
+ */
+const MAX_WRITE_BYTES = 64 * 1024;
+
 function byteLength(chunk: unknown, encoding: unknown): number {
   if (typeof chunk === "string")
     return Buffer.byteLength(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
@@ -53,11 +61,11 @@ export class ConnectionMeter {
     stalls: StallWatch,
   ) {
     this.chunks = new ChunkReader(socket, this.framing);
-    const write = socket.write;
-    socket.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
+    const write = socket.write as (...args: unknown[]) => boolean;
+    const meteredWrite = (chunk: unknown, encoding?: unknown, callback?: unknown): boolean => {
       // Nothing written after the connection ended is billed: it never leaves the machine.
       const open = socket.writable;
-      const accepted = (write as (...args: unknown[]) => boolean).call(socket, chunk, encoding, callback);
+      const accepted = write.call(socket, chunk, encoding, callback);
       // Counted after the write, so a cut it causes (a ceiling crossed) comes after this chunk, not before it.
       if (open) {
         this.moved();
@@ -67,6 +75,16 @@ export class ConnectionMeter {
         if (!accepted) this.suspect(stalls);
       }
       return accepted;
+    };
+    socket.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
+      if (!(chunk instanceof Uint8Array) || chunk.byteLength <= MAX_WRITE_BYTES)
+        return meteredWrite(chunk, encoding, callback);
+      // Slices until a cut ends the connection; the last slice carries the callback, which a write
+      // after the cut still calls (with the stream's error), as it would have for the whole chunk.
+      let from = 0;
+      for (; chunk.byteLength - from > MAX_WRITE_BYTES && socket.writable; from += MAX_WRITE_BYTES)
+        meteredWrite(chunk.subarray(from, from + MAX_WRITE_BYTES));
+      return meteredWrite(chunk.subarray(from), encoding, callback);
     }) as Socket["write"];
   }
 

@@ -2,8 +2,17 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BYTES_PER_GB } from "../../contract/proxyUsers";
 import { ProxyClient } from "../../sdk";
-import { absoluteRequest, basic, hasCompleteAnswer, type Origin, rawSession, startOrigin } from "../gateway/harness";
+import {
+  absoluteRequest,
+  basic,
+  hasCompleteAnswer,
+  type Origin,
+  pipelined,
+  rawSession,
+  startOrigin,
+} from "../gateway/harness";
 import { outsideFolder } from "../support/outside";
 import { sharedRelease } from "./releaseFolder";
 
@@ -97,5 +106,25 @@ describe("the release's `pulumi-proxy server`: its gateway bills what crossed th
     const carried = plain.written + plain.read + tunnel.written + tunnel.read;
     expect(carried).toBeGreaterThan(8000);
     expect(await usageOnceSettled(3)).toEqual({ bytes: carried, requests: 3 });
+  });
+
+  it("cuts a download within 64 KB past a daily ceiling, and refuses the next request", async () => {
+    const capped = await api.proxyUsers.create({ name: "capped", limits: { daily_gb: 0.001 } });
+    const cappedAuth = basic(capped.username, capped.password as string);
+    const download = await rawSession(
+      gatewayUrl,
+      [Buffer.from(absoluteRequest("GET", `${origin.url}/bytes/20000000`, cappedAuth))],
+      (received) => received.length > 20_000_000,
+    ).catch((error: unknown) => error);
+    expect(String(download)).toContain("connection ended before answer 0");
+    const today = new Date().toISOString().slice(0, 10);
+    const billed = (await api.usage.get({ from: today, to: today, proxy_user_id: capped.id })).totals.bytes;
+    const ceiling = 0.001 * BYTES_PER_GB;
+    expect(billed).toBeGreaterThan(ceiling);
+    expect(billed - ceiling).toBeLessThanOrEqual(64 * 1024);
+    const [refused] = await pipelined(gatewayUrl, [
+      Buffer.from(absoluteRequest("GET", `${origin.url}/hello`, cappedAuth, "Connection: close\r\n")),
+    ]);
+    expect(refused?.subarray(0, 12).toString("latin1")).toBe("HTTP/1.1 407");
   });
 });
