@@ -188,13 +188,19 @@ export async function runFleet(
 }
 
 /**
- * A stack a killed run left locked (a cancelled CI job): the engine's message offers `pulumi cancel`,
- * which releases the lock and leaves the killed run's writes unfinished; recover finishes them.
+ * What the engine says of a stack a killed run left locked (a cancelled CI job): the lock, or, when
+ * the kill came as the lock file was written, that file's empty JSON, which it cannot read.
+ */
+const KILLED_RUN_LOCK = /currently locked|unexpected end of JSON input/;
+
+/**
+ * A stack a killed run left locked: the engine's message offers `pulumi cancel` (or, for a lock file
+ * left empty, nothing at all); recover releases the lock and finishes the killed run's writes.
  */
 function withRecoverFix(result: ShardResult, fleetFile: string): ShardResult {
-  if (!result.error || !/currently locked/.test(result.error)) return result;
+  if (!result.error || !KILLED_RUN_LOCK.test(result.error)) return result;
   const fix =
-    "Fix: if no run of this stack is still going, a killed one left the lock: " +
+    "Fix: if no run of this stack is still going, a killed one left the lock (an empty lock file reads as unexpected end of JSON input): " +
     `\`pulumi-proxy recover --fleet ${fleetFile} --up\` (--destroy after a killed \`fleet destroy\`) releases it and finishes that run.`;
   return { ...result, error: `${result.error}\n${fix}` };
 }

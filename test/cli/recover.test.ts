@@ -175,6 +175,21 @@ describe("pulumi-proxy recover after a pulumi up killed with SIGKILL", () => {
     await expectConsistent();
   });
 
+  it("releases a lock file a kill left empty, which the engine reads only as unexpected end of JSON input", async () => {
+    // What a kill as the CLI writes its lock leaves: the file created, not yet filled.
+    const lockDir = path.join(backendDir(), ".pulumi", "locks", "organization", "pulumi-proxy-crash", stack.stackName);
+    fs.mkdirSync(lockDir, { recursive: true });
+    fs.writeFileSync(path.join(lockDir, "00000000-0000-4000-8000-000000000000.json"), "");
+    const broken = await stack.run(["up", "--yes", "--stack", stack.stackName]);
+    expect(broken.code).not.toBe(0);
+    expect(broken.stdout + broken.stderr).toContain("unexpected end of JSON input");
+
+    const result = await recover("--up");
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toContain(`pulumi-proxy recover: stack ${stack.stackName} is consistent`);
+    await expectConsistent();
+  });
+
   it("never deletes a sidecar that holds data: it stops, names the file and the fix", async () => {
     // A sidecar damaged some other way than a kill's empty file: recover must not guess it away.
     fs.writeFileSync(sidecarFile(), "{not the backend's metadata");
